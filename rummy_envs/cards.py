@@ -1,0 +1,140 @@
+"""Card ids, parsing, formatting, values and decks shared by every game.
+
+A card is an int: ``suit * 13 + rank`` with rank 0..12 = A..K and suits C, D, H, S in that
+order; every joker is 52. A set of distinct cards is often held as an int bitmask whose
+bit ``c`` is set when card ``c`` is present (fast subset tests for meld search).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+NUM_RANKS = 13
+NUM_SUITS = 4
+NUM_CARDS = 52
+JOKER = 52
+RANK_CHARS = "A23456789TJQK"
+SUIT_CHARS = "CDHS"
+SUIT_SYMBOLS = "♣♦♥♠"
+FULL_DECK_MASK = (1 << NUM_CARDS) - 1
+
+CardsLike = str | Iterable[int | str]
+
+
+def rank(card: int) -> int:
+    """Rank 0..12 (A..K) of a non-joker card."""
+    return card % NUM_RANKS
+
+
+def suit(card: int) -> int:
+    """Suit 0..3 (C, D, H, S) of a non-joker card."""
+    return card // NUM_RANKS
+
+
+def make_card(rank_index: int, suit_index: int) -> int:
+    """Card id of a rank and a suit."""
+    return suit_index * NUM_RANKS + rank_index
+
+
+def gin_value(card: int) -> int:
+    """Deadwood value in the gin games: A = 1, 2-10 face value, J/Q/K = 10."""
+    return min(card % NUM_RANKS + 1, 10)
+
+
+GIN_VALUES: tuple[int, ...] = tuple(gin_value(c) for c in range(NUM_CARDS))
+
+
+def parse_card(token: str | int) -> int:
+    """One card from ``"AS"``, ``"10D"``, ``"td"``, ``"JK"`` or an id; ValueError names a bad token."""
+    if isinstance(token, (int,)) and not isinstance(token, bool):
+        if 0 <= token <= JOKER:
+            return int(token)
+        raise ValueError(f"card id {token!r} is out of range 0..{JOKER}")
+    if not isinstance(token, str):
+        raise ValueError(f"card {token!r} is neither a card string nor an id")
+    text = token.strip().upper()
+    if text in ("JK", "JOKER", "*"):
+        return JOKER
+    if len(text) >= 2 and text[:-1] in ("10", "1O"):
+        text = "T" + text[-1]
+    if len(text) != 2 or text[0] not in RANK_CHARS or text[1] not in SUIT_CHARS:
+        raise ValueError(f"cannot parse card {token!r}: expected rank A23456789TJQK and suit CDHS, e.g. 'TH'")
+    return make_card(RANK_CHARS.index(text[0]), SUIT_CHARS.index(text[1]))
+
+
+def parse(cards: CardsLike) -> list[int]:
+    """Card ids from a string (``"AS 2S 3S"``, commas allowed) or an iterable of ids/strings."""
+    if isinstance(cards, str):
+        tokens: Iterable[int | str] = cards.replace(",", " ").split()
+    else:
+        tokens = cards
+    return [parse_card(t) for t in tokens]
+
+
+def format_card(card: int, symbols: bool = False) -> str:
+    """Canonical two-letter form (``"TH"``, ``"JK"``); with ``symbols`` the suit is drawn (``"T♥"``)."""
+    if card == JOKER:
+        return "JK"
+    if not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id {card!r} is out of range 0..{JOKER}")
+    suits = SUIT_SYMBOLS if symbols else SUIT_CHARS
+    return RANK_CHARS[card % NUM_RANKS] + suits[card // NUM_RANKS]
+
+
+def format(cards: CardsLike, symbols: bool = False) -> str:  # noqa: A001 - public name asked for
+    """Space-separated canonical forms of cards, in the order given."""
+    return " ".join(format_card(c, symbols) for c in parse(cards))
+
+
+def to_mask(cards: Iterable[int]) -> int:
+    """Bitmask of distinct card ids."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def _bits_of_byte(byte: int) -> tuple[int, ...]:
+    return tuple(i for i in range(8) if byte >> i & 1)
+
+
+_BYTE_BITS = tuple(_bits_of_byte(b) for b in range(256))
+
+
+def from_mask(mask: int) -> list[int]:
+    """Sorted card ids of a bitmask."""
+    out: list[int] = []
+    base = 0
+    while mask:
+        byte = mask & 0xFF
+        if byte:
+            out.extend(base + i for i in _BYTE_BITS[byte])
+        mask >>= 8
+        base += 8
+    return out
+
+
+def popcount(mask: int) -> int:
+    """Number of cards in a bitmask."""
+    return mask.bit_count()
+
+
+def deck(num_decks: int = 1, num_jokers: int = 0) -> list[int]:
+    """An ordered deck: ``num_decks`` copies of the 52 cards, then the jokers (id 52)."""
+    return [c for _ in range(num_decks) for c in range(NUM_CARDS)] + [JOKER] * num_jokers
+
+
+def check_deck(order: Iterable[int | str], expected: Iterable[int]) -> list[int]:
+    """Parse a deck order and check it is a permutation of ``expected``; ValueError says how it differs."""
+    cards = parse(order)
+    want = sorted(expected)
+    if sorted(cards) != want:
+        have, need = Counter(cards), Counter(want)
+        extra = sorted((have - need).elements())
+        missing = sorted((need - have).elements())
+        raise ValueError(
+            f"deck must be a permutation of the game's {len(want)} cards; got {len(cards)} cards, "
+            f"extra: {format(extra) or 'none'}, missing: {format(missing) or 'none'}"
+        )
+    return cards

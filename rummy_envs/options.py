@@ -1,0 +1,34 @@
+"""Validation of rules options: unknown names and bad values fail at construction, by name."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> None:
+    """ValueError naming the option unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"option {name}={value!r} is invalid; choose one of {', '.join(map(repr, choices))}")
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None) -> None:
+    """ValueError naming the option unless ``value`` is an int in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"option {name}={value!r} is invalid; expected an integer {bound}")
+
+
+def check_bool(name: str, value: Any) -> None:
+    """ValueError naming the option unless ``value`` is a bool."""
+    if not isinstance(value, bool):
+        raise ValueError(f"option {name}={value!r} is invalid; expected True or False")
+
+
+def build(config_class: type, kwargs: dict[str, Any], what: str) -> Any:
+    """Construct a frozen options dataclass, naming any unknown option."""
+    names = {f.name for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(kwargs) - names)
+    if unknown:
+        raise ValueError(f"unknown option(s) for {what}: {', '.join(unknown)}; known options: {', '.join(sorted(names))}")
+    return config_class(**kwargs)
