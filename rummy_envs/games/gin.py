@@ -297,6 +297,38 @@ class StandardMatch:
         return final
 
 
+@dataclass(frozen=True)
+class GinView:
+    """Exactly what one player may see: for rule-based agents, humans and the observation.
+
+    Seats are relative: index 0 of a pair is this player, 1 the opponent."""
+
+    player: int
+    phase: Phase
+    is_my_turn: bool
+    hand: tuple[int, ...]
+    top_discard: int | None
+    discard_pile: tuple[int, ...]
+    discarded: tuple[tuple[int, ...], tuple[int, ...]]
+    opponent_known: tuple[int, ...]
+    opponent_hand_size: int
+    stock_size: int
+    is_dealer: bool
+    upcard_passed: tuple[bool, bool]  # (non-dealer passed, dealer passed)
+    knock_limit: int
+    multiplier: int
+    taken_card: int | None
+    must_knock: bool
+    knocker: int | None  # 0 me, 1 the opponent
+    knocker_melds: tuple[tuple[int, ...], ...]
+    knocker_deadwood: tuple[int, ...]
+    my_melds: tuple[tuple[int, ...], ...]
+    layoffs: tuple[tuple[int, int], ...]
+    scores: tuple[int, int]
+    hands_won: tuple[int, int]
+    legal_actions: tuple[int, ...]
+
+
 # ----------------------------------------------------------------------------------------
 # The state
 
@@ -431,17 +463,65 @@ class GinState:
             return True
         return self.config.big_gin_bonus is not None and M.min_deadwood(hand) == 0
 
-    def returns(self) -> list[float]:
-        """Zero-sum points so far: each player's score minus the mean (hand points in hand
-        mode, the settled match scores once a match ends)."""
+    def scores(self) -> list[int]:
+        """Each player's game score so far: the hand's points in hand mode; the running
+        totals in match mode, settled with the bonuses once the match ends."""
         if self.config.episode == "match":
-            scores = self.match.final_scores(self.config) if self.is_terminal() else list(self.match.totals)
-        elif self.hand_results:
-            scores = self.hand_results[-1].points
-        else:
-            scores = [0, 0]
+            return self.match.final_scores(self.config) if self.is_terminal() else list(self.match.totals)
+        return list(self.hand_results[-1].points) if self.hand_results else [0, 0]
+
+    def returns(self) -> list[float]:
+        """Zero-sum points: each player's score minus the mean of the scores."""
+        scores = self.scores()
         mean = sum(scores) / NUM_PLAYERS
         return [s - mean for s in scores]
+
+    def view(self, player: int) -> GinView:
+        """What ``player`` may see now (see ``GinView``)."""
+        opp = 1 - player
+        fmt = C.from_mask
+        over = self.phase == Phase.GAME_OVER
+        is_knocker, is_defender = self.knocker == player, self.knocker == opp
+        laid_out = self.knocker >= 0 and self.phase != Phase.KNOCKER_MELD
+        # The defender sees the knocker's layout; the knocker sees the layoffs only at the end.
+        if is_defender and laid_out or is_knocker and over:
+            shown = self.meld_extents
+        elif is_knocker:
+            shown = self.knocker_melds
+        else:
+            shown = []
+        covered = 0
+        for m in self.knocker_melds:
+            covered |= m
+        dead = self.hands[self.knocker] & ~covered if laid_out and (is_knocker or is_defender) else 0
+        mine = self.knocker_melds if is_knocker else self.defender_melds if is_defender else []
+        rel = lambda pair: (pair[player], pair[opp])  # noqa: E731
+        return GinView(
+            player=player,
+            phase=self.phase,
+            is_my_turn=self.current_player == player,
+            hand=tuple(fmt(self.hands[player])),
+            top_discard=self.pile[-1] if self.pile else None,
+            discard_pile=tuple(self.pile),
+            discarded=(tuple(fmt(self.discarded[player])), tuple(fmt(self.discarded[opp]))),
+            opponent_known=tuple(fmt(self.known[opp])),
+            opponent_hand_size=self.hands[opp].bit_count(),
+            stock_size=len(self.stock),
+            is_dealer=self.dealer == player,
+            upcard_passed=(self.passed[0], self.passed[1]),
+            knock_limit=self.knock_limit,
+            multiplier=self.multiplier,
+            taken_card=self.taken_card if self.taken_card >= 0 and self.current_player == player else None,
+            must_knock=self.must_knock and self.current_player == player,
+            knocker=None if self.knocker < 0 else (0 if self.knocker == player else 1),
+            knocker_melds=tuple(tuple(fmt(m)) for m in shown),
+            knocker_deadwood=tuple(fmt(dead)),
+            my_melds=tuple(tuple(fmt(m)) for m in mine),
+            layoffs=tuple(self.layoffs) if is_defender or over else (),
+            scores=rel(self.match.totals),
+            hands_won=rel(self.match.wins),
+            legal_actions=tuple(self.legal_actions()) if self.current_player == player else (),
+        )
 
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
@@ -620,7 +700,8 @@ class GinState:
         self._end_hand(result)
 
     def _end_hand(self, result: HandResult) -> None:
-        result.hands = [C.from_mask(h) for h in self.hands]
+        if result.knocker >= 0:  # a showdown is public; a dead hand stays hidden
+            result.hands = [C.from_mask(h) for h in self.hands]
         self.hand_results.append(result)
         self._legal = None
         cfg = self.config
@@ -661,7 +742,7 @@ class GinState:
         opp = 1 - player
         seen = self.hands[player] | self.known[opp] | C.to_mask(self.pile)
         if self.knocker == opp and self.phase in (Phase.DEFENDER_MELD, Phase.LAYOFF):
-            seen |= self.hands[opp]
+            seen |= self.hands[opp]  # the knocker's layout is face up
         if self.knocker == player and self.knock_card >= 0:
             seen |= 1 << self.knock_card
         return seen

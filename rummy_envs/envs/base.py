@@ -1,0 +1,248 @@
+"""The PettingZoo AEC machinery shared by every rummy environment.
+
+A game's env subclasses ``RummyEnv`` and supplies the engine (``_new_state``), the
+observation encoder and its named segments; everything else (seeding, rewards, dead
+steps, illegal actions, masks, episode ends) lives here once.
+
+Engines used here provide: ``current_player``, ``legal_actions()``, ``apply(a)``,
+``is_terminal()``, ``truncated``, ``scores()`` (each player's game score so far, larger is
+better), ``hand_results`` and ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from rummy_envs.errors import IllegalActionError
+from rummy_envs.options import check_choice
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A named slice of the observation vector: ``offset:offset + size``, values in [0, high]."""
+
+    name: str
+    offset: int
+    size: int
+    high: float
+    description: str
+
+
+def make_layout(parts: list[tuple[str, int, float, str]]) -> dict[str, Segment]:
+    """Segments laid end to end from ``(name, size, high, description)`` tuples."""
+    layout: dict[str, Segment] = {}
+    offset = 0
+    for name, size, high, description in parts:
+        layout[name] = Segment(name, offset, size, high, description)
+        offset += size
+    return layout
+
+
+class RummyEnv(AECEnv, ABC):
+    """AEC adapter over a pure rules engine (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
+    num_actions: ClassVar[int]
+
+    def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
+                 illegal_action: str) -> None:
+        super().__init__()
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        check_choice("reward", reward, ("points", "win_loss"))
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ValueError(f"option reward_scale={reward_scale!r} is invalid; expected a number > 0")
+        check_choice("illegal_action", illegal_action, ("raise", "terminate"))
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = illegal_action
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout = self.observation_layout()
+        size = sum(s.size for s in self.layout.values())
+        high = np.concatenate([np.full(s.size, s.high, np.float32) for s in self.layout.values()])
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, high, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.observation_size = size
+        self.game: Any = None
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+
+    # -- to be supplied by each game -----------------------------------------------------------
+    @abstractmethod
+    def observation_layout(self) -> dict[str, Segment]:
+        ...
+
+    @abstractmethod
+    def _new_state(self, seed: int, options: dict[str, Any]) -> Any:
+        ...
+
+    @abstractmethod
+    def _encode(self, player: int) -> np.ndarray:
+        ...
+
+    @abstractmethod
+    def action_to_str(self, action: int) -> str:
+        ...
+
+    @abstractmethod
+    def str_to_action(self, text: str) -> int:
+        ...
+
+    @abstractmethod
+    def _hand_info(self, player: int) -> dict[str, Any]:
+        ...
+
+    # -- PettingZoo API ----------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new episode. ``seed`` fixes everything random; without it the env's own
+        stream continues. ``options``: ``deck``, ``dealer`` or ``state`` (an engine dict)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        options = dict(options or {})
+        unknown = set(options) - {"deck", "dealer", "state"}
+        if unknown:  # PettingZoo's api_test passes arbitrary keys, so these warn, not fail
+            warnings.warn(f"ignoring unknown reset option(s): {', '.join(sorted(unknown))}; known: deck, dealer, state",
+                          stacklevel=2)
+        game_seed = int(self.np_random.integers(0, 2**62))
+        self.game = self._new_state(game_seed, options)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._scores = list(self.game.scores())
+        self._hands_seen = len(self.game.hand_results)
+        self._after_move()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        mask = np.zeros(self.num_actions, np.int8)
+        if player == self.game.current_player:
+            mask[self.game.legal_actions()] = 1
+        return {"observation": self._encode(player), "action_mask": mask}
+
+    @abstractmethod
+    def state(self) -> np.ndarray:
+        """Full-information vector (every hand and the stock) for centralised critics."""
+        ...
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        legal = game.legal_actions()
+        if action is None or not _is_integral(action) or int(action) not in legal:
+            if self.illegal_action == "raise":
+                name = self.action_to_str(int(action)) if _is_integral(action) else repr(action)
+                raise IllegalActionError(action, name, agent, game.phase.name, [self.action_to_str(a) for a in legal])
+            self._end_by_illegal_action(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        game.apply(int(action))
+        self._after_move()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- rewards and episode end ---------------------------------------------------------------
+    def _after_move(self) -> None:
+        game = self.game
+        scores = game.scores()
+        deltas = [new - old for new, old in zip(scores, self._scores)]
+        self._scores = list(scores)
+        n = len(self.possible_agents)
+        if self.reward_mode == "points":
+            mean = sum(deltas) / n
+            for a, d in zip(self.possible_agents, deltas):
+                self.rewards[a] = (d - mean) / self.reward_scale
+        else:
+            for a in self.possible_agents:
+                self.rewards[a] = 0.0
+        if len(game.hand_results) != self._hands_seen:
+            self._hands_seen = len(game.hand_results)
+            for p, a in enumerate(self.possible_agents):
+                self.infos[a] = self._hand_info(p)
+        if game.is_terminal():
+            if self.reward_mode == "win_loss":
+                for a, r in zip(self.possible_agents, rank_rewards(scores)):
+                    self.rewards[a] = r / self.reward_scale
+            for p, a in enumerate(self.possible_agents):
+                self.infos[a] = dict(self.infos[a], final_scores=list(scores), truncated=game.truncated)
+                if game.truncated:
+                    self.truncations[a] = True
+                else:
+                    self.terminations[a] = True
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+
+    def _end_by_illegal_action(self, agent: str, action: Any) -> None:
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = (-1.0 if a == agent else 1.0 / (len(self.agents) - 1))
+            self.terminations[a] = True
+            self.infos[a] = {"illegal_action": repr(action), "offender": agent}
+        self._accumulate_rewards()
+
+    # -- rendering ---------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self._render_text(symbols=self.render_mode == "human")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    @abstractmethod
+    def _render_text(self, symbols: bool) -> str:
+        ...
+
+    def close(self) -> None:
+        pass
+
+
+def _is_integral(action: Any) -> bool:
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+
+
+def rank_rewards(scores: list[float]) -> list[float]:
+    """+1 for first, -1 for last, linear in between; tied players share their places."""
+    n = len(scores)
+    if n < 2:
+        return [0.0] * n
+    order = sorted(range(n), key=lambda i: -scores[i])
+    place_value = [1.0 - 2.0 * k / (n - 1) for k in range(n)]
+    out = [0.0] * n
+    k = 0
+    while k < n:
+        j = k
+        while j + 1 < n and scores[order[j + 1]] == scores[order[k]]:
+            j += 1
+        shared = sum(place_value[k : j + 1]) / (j - k + 1)
+        for i in order[k : j + 1]:
+            out[i] = shared
+        k = j + 1
+    return out
+

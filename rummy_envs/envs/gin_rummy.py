@@ -1,0 +1,176 @@
+"""gin_rummy_v0: the PettingZoo AEC environment over ``rummy_envs.games.gin``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from rummy_envs import cards as C
+from rummy_envs.envs.base import RummyEnv, Segment, make_layout
+from rummy_envs.games import gin as G
+from rummy_envs.options import check_bool
+
+N = C.NUM_CARDS
+_PHASES = len(G.Phase)
+_FULL_STOCK = C.NUM_CARDS - 2 * G.HAND_SIZE - 1
+
+
+class GinRummyEnv(RummyEnv):
+    """Two-player Gin Rummy (standard or Oklahoma) as an AEC environment.
+
+    Keyword options are the rules options of ``GinConfig`` (see docs/gin_rummy.md) plus
+    ``render_mode``, ``reward`` ("points" | "win_loss"), ``reward_scale``,
+    ``illegal_action`` ("raise" | "terminate") and ``observe_opponent_hand`` (oracle only).
+    """
+
+    metadata = {"name": "gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    num_actions = G.NUM_ACTIONS
+    engine_name = "gin_rummy"
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
+                 illegal_action: str = "raise", observe_opponent_hand: bool = False, num_players: int = 2,
+                 **rules: Any) -> None:
+        if num_players != G.NUM_PLAYERS:
+            raise ValueError(f"option num_players={num_players!r} is invalid; {self.metadata['name']} is for 2 players")
+        check_bool("observe_opponent_hand", observe_opponent_hand)
+        self.config = self._make_config(rules)
+        self.observe_opponent_hand = observe_opponent_hand
+        super().__init__(num_players=2, render_mode=render_mode, reward=reward, reward_scale=reward_scale,
+                         illegal_action=illegal_action)
+        self._off = {name: s.offset for name, s in self.layout.items()}
+
+    def _make_config(self, rules: dict[str, Any]) -> G.GinConfig:
+        return G.GinConfig.from_kwargs(**rules)
+
+    # -- layout and encoding -------------------------------------------------------------------
+    def observation_layout(self) -> dict[str, Segment]:
+        """Named segments of the observation vector, in order (seats relative: me first)."""
+        parts = [
+            ("hand", N, 1.0, "my cards"),
+            ("top_discard", N, 1.0, "the face-up top card of the discard pile"),
+            ("discard_pile", N, 1.0, "every card in the discard pile"),
+            ("my_discards", N, 1.0, "cards I discarded this hand"),
+            ("opponent_discards", N, 1.0, "cards the opponent discarded this hand"),
+            ("opponent_known", N, 1.0, "cards known in the opponent's hand (taken from the pile, not since discarded)"),
+            ("stock_size", 1, 1.0, f"cards left in the stock / {_FULL_STOCK}"),
+            ("phase", _PHASES, 1.0, "one-hot phase: " + ", ".join(p.name for p in G.Phase)),
+            ("knock_limit", 1, 10.0, "this hand's knock limit / 10 (Oklahoma: set by the upcard)"),
+            ("doubled", 1, 1.0, "1 if this hand's scores are doubled (Oklahoma spade upcard)"),
+            ("opening", 3, 1.0, "I am the dealer; the non-dealer passed the upcard; the dealer passed it"),
+            ("knocker", 2, 1.0, "I knocked; the opponent knocked"),
+            ("knocker_melds", 3 * N, 1.0, "the knocker's melds (3 slots, with layoffs) once visible to me"),
+            ("knocker_deadwood", N, 1.0, "the knocker's unmelded cards once laid out"),
+            ("my_melds", N, 1.0, "melds I declared in the showdown"),
+        ]
+        if self.config.episode == "match":
+            parts.append(("scores", 4, 10.0, "my total / target, opponent total / target, my hands won / 10, opponent's / 10"))
+        if self.observe_opponent_hand:
+            parts.append(("opponent_hand", N, 1.0, "the opponent's hand (oracle experiments only)"))
+        return make_layout(parts)
+
+    def _encode(self, player: int) -> np.ndarray:
+        g = self.game
+        off = self._off
+        obs = np.zeros(self.observation_size, np.float32)
+        opp = 1 - player
+        hot = [off["hand"] + c for c in C.from_mask(g.hands[player])]
+        if g.pile:
+            hot.append(off["top_discard"] + g.pile[-1])
+            base = off["discard_pile"]
+            hot += [base + c for c in g.pile]
+        base = off["my_discards"]
+        hot += [base + c for c in C.from_mask(g.discarded[player])]
+        base = off["opponent_discards"]
+        hot += [base + c for c in C.from_mask(g.discarded[opp])]
+        base = off["opponent_known"]
+        hot += [base + c for c in C.from_mask(g.known[opp])]
+        hot.append(off["phase"] + g.phase)
+        if g.dealer == player:
+            hot.append(off["opening"])
+        if g.passed[0]:
+            hot.append(off["opening"] + 1)
+        if g.passed[1]:
+            hot.append(off["opening"] + 2)
+        if g.knocker >= 0:
+            hot += self._showdown_indices(player)
+        if self.observe_opponent_hand:
+            base = off["opponent_hand"]
+            hot += [base + c for c in C.from_mask(g.hands[opp])]
+        obs[hot] = 1.0
+        obs[off["stock_size"]] = len(g.stock) / _FULL_STOCK
+        obs[off["knock_limit"]] = g.knock_limit / 10.0
+        obs[off["doubled"]] = g.multiplier == 2
+        if "scores" in off:
+            target = self.config.target_score
+            totals, wins = g.match.totals, g.match.wins
+            obs[off["scores"] : off["scores"] + 4] = (totals[player] / target, totals[opp] / target,
+                                                      wins[player] / 10.0, wins[opp] / 10.0)
+        return obs
+
+    def _showdown_indices(self, player: int) -> list[int]:
+        off = self._off
+        view = self.game.view(player)
+        hot = [off["knocker"] + view.knocker]
+        for slot, meld in enumerate(view.knocker_melds):
+            base = off["knocker_melds"] + slot * N
+            hot += [base + c for c in meld]
+        hot += [off["knocker_deadwood"] + c for c in view.knocker_deadwood]
+        hot += [off["my_melds"] + c for meld in view.my_melds for c in meld]
+        return hot
+
+    def state(self) -> np.ndarray:
+        """Player 0's observation, then both hands and the stock as card sets, then the player to move."""
+        g = self.game
+        extra = np.zeros(3 * N + 2, np.float32)
+        for i, mask in enumerate((g.hands[0], g.hands[1], C.to_mask(g.stock))):
+            extra[[i * N + c for c in C.from_mask(mask)]] = 1.0
+        if g.current_player >= 0:
+            extra[3 * N + g.current_player] = 1.0
+        return np.concatenate([self._encode(0), extra])
+
+    # -- engine glue ---------------------------------------------------------------------------
+    def _new_state(self, seed: int, options: dict[str, Any]) -> G.GinState:
+        if "state" in options:
+            if set(options) != {"state"}:
+                raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
+            data = dict(options["state"])
+            given = data.get("options", {})
+            data["options"] = {**dataclasses.asdict(self.config), **given}
+            return G.GinState.from_dict(data)
+        return G.GinState(self.config, seed, options.get("deck"), options.get("dealer"))
+
+    def action_to_str(self, action: int) -> str:
+        return G.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        return G.str_to_action(text)
+
+    def player_view(self, agent: str) -> G.GinView:
+        """Frozen view of exactly what ``agent`` may see (hand, piles, showdown, scores)."""
+        return self.game.view(self.agent_name_mapping[agent])
+
+    def _hand_info(self, player: int) -> dict[str, Any]:
+        result = self.game.hand_results[-1]
+        info = dataclasses.asdict(result)
+        info["hand_number"] = len(self.game.hand_results)
+        info["seat"] = player
+        return {"hand_result": info}
+
+    def _render_text(self, symbols: bool) -> str:
+        g = self.game
+        fmt = lambda cs: C.format(cs, symbols) or "-"  # noqa: E731
+        lines = [f"{self.metadata['name']}  hand {g.hand_index + 1}  phase {g.phase.name}  "
+                 f"dealer player_{g.dealer}  knock limit {g.knock_limit}{'  (doubled)' if g.multiplier == 2 else ''}"]
+        for p in range(2):
+            arrow = "->" if g.current_player == p else "  "
+            lines.append(f"{arrow} player_{p}: {fmt(C.from_mask(g.hands[p]))}  (deadwood {G.deadwood(g.hands[p])})")
+        lines.append(f"   discard pile: {fmt(g.pile)}   stock: {len(g.stock)}")
+        if self.config.episode == "match":
+            lines.append(f"   match totals: {g.match.totals}  hands won: {g.match.wins}")
+        if g.hand_results and (g.is_terminal() or self.config.episode == "match"):
+            r = g.hand_results[-1]
+            lines.append(f"   last hand: {r.kind}, points {r.points}, deadwood {r.deadwood}"
+                         + (f", knocker melds {[fmt(m) for m in r.knocker_melds]}" if r.knocker >= 0 else ""))
+        return "\n".join(lines)

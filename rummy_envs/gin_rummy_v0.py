@@ -1,0 +1,17 @@
+"""``gin_rummy_v0``: two-player Gin Rummy (standard and Oklahoma) as a PettingZoo AEC env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from rummy_envs.envs.gin_rummy import GinRummyEnv as raw_env
+
+
+def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+    """The environment wrapped only in PettingZoo's order enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+__all__ = ["env", "raw_env"]
