@@ -95,24 +95,21 @@ def to_mask(cards: Iterable[int]) -> int:
     return mask
 
 
-def _bits_of_byte(byte: int) -> tuple[int, ...]:
-    return tuple(i for i in range(8) if byte >> i & 1)
-
-
-_BYTE_BITS = tuple(_bits_of_byte(b) for b in range(256))
+_ROW_CARDS = [
+    [tuple(s * NUM_RANKS + r for r in range(NUM_RANKS) if row >> r & 1) for row in range(1 << NUM_RANKS)]
+    for s in range(NUM_SUITS)
+]
 
 
 def from_mask(mask: int) -> list[int]:
-    """Sorted card ids of a bitmask."""
-    out: list[int] = []
-    base = 0
-    while mask:
-        byte = mask & 0xFF
-        if byte:
-            out.extend(base + i for i in _BYTE_BITS[byte])
-        mask >>= 8
-        base += 8
-    return out
+    """Sorted card ids of a bitmask of the 52 cards (one table look-up per suit)."""
+    rows = _ROW_CARDS
+    return [
+        *rows[0][mask & 0x1FFF],
+        *rows[1][mask >> 13 & 0x1FFF],
+        *rows[2][mask >> 26 & 0x1FFF],
+        *rows[3][mask >> 39 & 0x1FFF],
+    ]
 
 
 def popcount(mask: int) -> int:

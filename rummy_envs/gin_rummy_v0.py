@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
+from rummy_envs.envs.base import OrderEnforcing
 from rummy_envs.envs.gin_rummy import GinRummyEnv as raw_env
 
 
-def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+def env(**kwargs: Any) -> OrderEnforcing:
     """The environment wrapped only in PettingZoo's order enforcing wrapper."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 __all__ = ["env", "raw_env"]

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from rummy_envs.errors import IllegalActionError
 from rummy_envs.options import check_choice
@@ -169,6 +170,12 @@ class RummyEnv(AECEnv, ABC):
     # -- rewards and episode end ---------------------------------------------------------------
     def _after_move(self) -> None:
         game = self.game
+        if len(game.hand_results) == self._hands_seen and not game.is_terminal():
+            # Scores only change when a hand ends: the common step pays nothing.
+            for a in self.possible_agents:
+                self.rewards[a] = 0.0
+            self.agent_selection = self.possible_agents[game.current_player]
+            return
         scores = game.scores()
         deltas = [new - old for new, old in zip(scores, self._scores)]
         self._scores = list(scores)
@@ -223,6 +230,12 @@ class RummyEnv(AECEnv, ABC):
         pass
 
 
+def bits_to_array(bits: int, size: int) -> np.ndarray:
+    """float32 vector of length ``size`` whose entry i is bit i of ``bits`` (a Python int)."""
+    raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), np.uint8)
+    return np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
+
+
 def _is_integral(action: Any) -> bool:
     return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
@@ -246,3 +259,17 @@ def rank_rewards(scores: list[float]) -> list[float]:
         k = j + 1
     return out
 
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with a direct ``last()``.
+
+    The inherited ``last()`` reads six attributes through two ``__getattr__`` layers on every
+    call, which costs more than a whole engine step; this one checks the same order rule and
+    asks the wrapped env once.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)

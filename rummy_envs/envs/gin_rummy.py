@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
-from rummy_envs.envs.base import RummyEnv, Segment, make_layout
+from rummy_envs.envs.base import RummyEnv, Segment, bits_to_array, make_layout
 from rummy_envs.games import gin as G
 from rummy_envs.options import check_bool
 
@@ -73,32 +73,25 @@ class GinRummyEnv(RummyEnv):
     def _encode(self, player: int) -> np.ndarray:
         g = self.game
         off = self._off
-        obs = np.zeros(self.observation_size, np.float32)
         opp = 1 - player
-        hot = [off["hand"] + c for c in C.from_mask(g.hands[player])]
+        # One Python int holds every 0/1 segment; it is unpacked to floats in one go.
+        bits = (
+            g.hands[player] << off["hand"]
+            | g.discarded[player] << off["my_discards"]
+            | g.discarded[opp] << off["opponent_discards"]
+            | g.known[opp] << off["opponent_known"]
+            | 1 << (off["phase"] + g.phase)
+            | (g.dealer == player) << off["opening"]
+            | g.passed[0] << (off["opening"] + 1)
+            | g.passed[1] << (off["opening"] + 2)
+        )
         if g.pile:
-            hot.append(off["top_discard"] + g.pile[-1])
-            base = off["discard_pile"]
-            hot += [base + c for c in g.pile]
-        base = off["my_discards"]
-        hot += [base + c for c in C.from_mask(g.discarded[player])]
-        base = off["opponent_discards"]
-        hot += [base + c for c in C.from_mask(g.discarded[opp])]
-        base = off["opponent_known"]
-        hot += [base + c for c in C.from_mask(g.known[opp])]
-        hot.append(off["phase"] + g.phase)
-        if g.dealer == player:
-            hot.append(off["opening"])
-        if g.passed[0]:
-            hot.append(off["opening"] + 1)
-        if g.passed[1]:
-            hot.append(off["opening"] + 2)
+            bits |= 1 << (off["top_discard"] + g.pile[-1]) | C.to_mask(g.pile) << off["discard_pile"]
         if g.knocker >= 0:
-            hot += self._showdown_indices(player)
+            bits |= self._showdown_bits(player)
         if self.observe_opponent_hand:
-            base = off["opponent_hand"]
-            hot += [base + c for c in C.from_mask(g.hands[opp])]
-        obs[hot] = 1.0
+            bits |= g.hands[opp] << off["opponent_hand"]
+        obs = bits_to_array(bits, self.observation_size)
         obs[off["stock_size"]] = len(g.stock) / _FULL_STOCK
         obs[off["knock_limit"]] = g.knock_limit / 10.0
         obs[off["doubled"]] = g.multiplier == 2
@@ -109,16 +102,16 @@ class GinRummyEnv(RummyEnv):
                                                       wins[player] / 10.0, wins[opp] / 10.0)
         return obs
 
-    def _showdown_indices(self, player: int) -> list[int]:
+    def _showdown_bits(self, player: int) -> int:
         off = self._off
         view = self.game.view(player)
-        hot = [off["knocker"] + view.knocker]
+        bits = 1 << (off["knocker"] + view.knocker)
         for slot, meld in enumerate(view.knocker_melds):
-            base = off["knocker_melds"] + slot * N
-            hot += [base + c for c in meld]
-        hot += [off["knocker_deadwood"] + c for c in view.knocker_deadwood]
-        hot += [off["my_melds"] + c for meld in view.my_melds for c in meld]
-        return hot
+            bits |= C.to_mask(meld) << (off["knocker_melds"] + slot * N)
+        bits |= C.to_mask(view.knocker_deadwood) << off["knocker_deadwood"]
+        for meld in view.my_melds:
+            bits |= C.to_mask(meld) << off["my_melds"]
+        return bits
 
     def state(self) -> np.ndarray:
         """Player 0's observation, then both hands and the stock as card sets, then the player to move."""
