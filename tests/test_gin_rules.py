@@ -1,0 +1,334 @@
+"""The worked scenarios G1-G6 of gin_rummy.md, played through the env or the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from rummy_envs import IllegalActionError, gin_rummy_v0
+from rummy_envs import cards as C
+from rummy_envs.games import gin as G
+
+ND, D = "player_0", "player_1"  # dealer=1 in every deck below, so player_0 is the non-dealer
+
+
+def make_deck(nd: str, d: str, upcard: str, stock_top: str = "") -> list[int]:
+    """A full deck dealing ``nd`` to the non-dealer, ``d`` to the dealer, then the upcard,
+    then ``stock_top`` as the first stock cards; the rest of the stock in id order."""
+    nd_cards, d_cards = C.parse(nd), C.parse(d)
+    order = [c for pair in zip(nd_cards, d_cards) for c in pair] + C.parse(upcard) + C.parse(stock_top)
+    return order + [c for c in range(C.NUM_CARDS) if c not in order]
+
+
+def start(nd: str, d: str, upcard: str, stock_top: str = "", **options):
+    env = gin_rummy_v0.env(**options)
+    env.reset(seed=0, options={"deck": make_deck(nd, d, upcard, stock_top), "dealer": 1})
+    return env
+
+
+def act(env, text: str) -> None:
+    env.step(env.unwrapped.str_to_action(text))
+
+
+def legal_names(env) -> set[str]:
+    mask = env.observe(env.agent_selection)["action_mask"]
+    return {G.action_to_str(a) for a in mask.nonzero()[0]}
+
+
+def pass_both_and_draw(env) -> None:
+    act(env, "PASS")
+    act(env, "PASS")
+    act(env, "DRAW_STOCK")
+
+
+G1_HAND = "AC 2C 3C 4D 5D 6D 7H 8H 9H TS"
+FILLER = "2S 3D 5C 7C 8C JC QH KH KS QS"
+
+
+# -- G1 --------------------------------------------------------------------------------------
+def test_g1_deadwood_and_knock_limit():
+    assert G.deadwood(G1_HAND) == 10
+    env = start(G1_HAND, FILLER, "KC", stock_top="KD")
+    pass_both_and_draw(env)
+    assert "KNOCK(KD)" in legal_names(env)
+
+
+@pytest.mark.parametrize("upcard", ["9C", "AD"])
+def test_g1_oklahoma_limit_blocks_the_knock(upcard):
+    env = start(G1_HAND, FILLER, upcard, stock_top="KD", variant="oklahoma")
+    assert env.unwrapped.game.knock_limit == (9 if upcard == "9C" else 0)
+    pass_both_and_draw(env)
+    assert not any(name.startswith("KNOCK") for name in legal_names(env))
+    with pytest.raises(IllegalActionError, match="KNOCK"):
+        act(env, "KNOCK(KD)")
+
+
+def test_oklahoma_ace_upcard_limit_one_when_not_gin_only():
+    env = start(G1_HAND, FILLER, "AD", variant="oklahoma", oklahoma_ace_gin_only=False)
+    assert env.unwrapped.game.knock_limit == 1
+
+
+# -- G2 --------------------------------------------------------------------------------------
+def test_g2_overlapping_cards():
+    assert G.deadwood("7S 7H 7D 8D 9D KC QC 2S 3H 4C") == 43
+    assert G.deadwood("QC KC AC") == 21
+    melds, dead = G.best_arrangement("7S 7H 7D 8D 9D KC QC 2S 3H 4C")
+    assert dead == 43 and melds == [C.parse("7D 8D 9D")]
+
+
+# -- G3 --------------------------------------------------------------------------------------
+G3_KNOCKER = "2H 3H 4H 9S 9C 9D JD QD KD AS"
+G3_DEFENDER = "5H 6H 9H TC TH TD AD AC 2C 7S"
+
+
+def declare_g3_knocker_melds(env) -> None:
+    for meld in ("2H 3H 4H", "9S 9C 9D", "JD QD KD"):
+        act(env, f"MELD({meld})")
+    act(env, "DONE")
+
+
+def test_g3_knock_with_chained_layoffs():
+    env = start(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C", knocker_arrangement="explicit")
+    pass_both_and_draw(env)
+    act(env, "KNOCK(8C)")
+    assert env.unwrapped.game.phase == G.Phase.KNOCKER_MELD and env.agent_selection == ND
+    declare_g3_knocker_melds(env)
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.kind == "knock" and result.winner == 0
+    assert result.points == [10, 0]
+    assert result.deadwood == [1, 11]
+    assert sorted(C.format(m) for m in result.knocker_melds) == ["2H 3H 4H", "9C 9D 9S", "JD QD KD"]
+    assert {C.format_card(card) for card, _ in result.layoffs} == {"5H", "6H", "9H"}
+    assert env.rewards[ND] == 5.0 and env.rewards[D] == -5.0
+    assert env.infos[ND]["hand_result"]["points"] == [10, 0]
+    assert all(env.terminations.values())
+
+
+def test_g3_auto_best_keeps_the_hearts_unmelded():
+    """auto_best looks ahead: leaving 2H 3H 4H as deadwood (K = 10) blocks 5H 6H, so the
+    defender keeps 22 and the knocker scores 12 instead of 10."""
+    env = start(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C")
+    pass_both_and_draw(env)
+    act(env, "KNOCK(8C)")
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.points == [12, 0] and result.deadwood == [10, 22]
+    assert sorted(C.format(m) for m in result.knocker_melds) == ["9C 9D 9S", "JD QD KD"]
+
+
+def test_g3_explicit_layoffs_through_actions():
+    env = start(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C", layoff_mode="explicit", knocker_arrangement="explicit")
+    pass_both_and_draw(env)
+    act(env, "KNOCK(8C)")
+    declare_g3_knocker_melds(env)
+    game = env.unwrapped.game
+    assert game.phase == G.Phase.DEFENDER_MELD and env.agent_selection == D
+    slots = {C.format(C.from_mask(m)): i for i, m in enumerate(game.knocker_melds)}
+    hearts, nines = slots["2H 3H 4H"], slots["9C 9D 9S"]
+    act(env, "MELD(TC TH TD)")
+    act(env, "DONE")
+    assert game.phase == G.Phase.LAYOFF
+    assert f"LAYOFF(6H,{hearts})" not in legal_names(env)  # 6H only after 5H
+    act(env, f"LAYOFF(5H,{hearts})")
+    act(env, f"LAYOFF(6H,{hearts})")
+    act(env, f"LAYOFF(9H,{nines})")
+    act(env, "DONE")
+    assert game.hand_results[-1].points == [10, 0]
+    assert game.hand_results[-1].deadwood == [1, 11]
+
+
+def test_g3_moving_td_to_the_diamond_run_is_worse():
+    dead, own, layoffs = G.best_layoffs(G3_DEFENDER, ["2H 3H 4H", "9S 9C 9D", "JD QD KD"])
+    assert dead == 11 and own == [C.parse("TC TD TH")]
+    assert C.parse("TD")[0] not in [card for card, _ in layoffs]
+
+
+# -- G4 --------------------------------------------------------------------------------------
+G4_KNOCKER = "AS 2S 3S 4C 5C 6C 8H 8D 8C 7D"
+G4_DEFENDER = "4S KH KS KD 6D 6H 6S 2D 3D AH"
+
+
+@pytest.mark.parametrize("bonus, expected", [(25, 26), (10, 11)])
+def test_g4_undercut(bonus, expected):
+    env = start(G4_KNOCKER, G4_DEFENDER, "9S", stock_top="QC", undercut_bonus=bonus)
+    pass_both_and_draw(env)
+    act(env, "KNOCK(QC)")
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.kind == "undercut" and result.winner == 1
+    assert result.points == [0, expected]
+    assert result.deadwood == [7, 6]
+    assert [C.format_card(c) for c, _ in result.layoffs] == ["4S"]
+
+
+@pytest.mark.parametrize("on_tie, winner, points", [(True, 1, [0, 25]), (False, 0, [0, 0])])
+def test_g4_equal_counts(on_tie, winner, points):
+    env = start(G4_KNOCKER, "4S KH KS KD 6D 6H 6S 2D 3D 2H", "9S", stock_top="QC", undercut_on_tie=on_tie)
+    pass_both_and_draw(env)
+    act(env, "KNOCK(QC)")
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.deadwood == [7, 7]
+    assert result.winner == winner and result.points == points
+
+
+# -- G5 --------------------------------------------------------------------------------------
+G5_KNOCKER = "AC 2C 3C 4C 5H 5S 5D 9S TS JS"
+G5_DEFENDER = "6C 7C 8C QH QD 2H 3D 8S 9H KH"
+
+
+def test_g5_gin_blocks_layoffs():
+    env = start(G5_KNOCKER, G5_DEFENDER, "9D", stock_top="KC")
+    pass_both_and_draw(env)
+    act(env, "KNOCK(KC)")
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.kind == "gin"
+    assert result.points == [77, 0]
+    assert result.deadwood == [0, 52]
+    assert result.layoffs == []
+
+
+def test_g5_explicit_defender_gets_no_layoff_phase():
+    env = start(G5_KNOCKER, G5_DEFENDER, "9D", stock_top="KC", layoff_mode="explicit")
+    pass_both_and_draw(env)
+    act(env, "KNOCK(KC)")
+    act(env, "MELD(6C 7C 8C)")
+    act(env, "DONE")
+    assert env.unwrapped.game.hand_results[-1].points == [77, 0]
+
+
+def test_big_gin_scores_the_big_gin_bonus():
+    env = start(G5_KNOCKER, G5_DEFENDER, "9D", stock_top="KS", big_gin_bonus=31)
+    pass_both_and_draw(env)  # KS does not join 9S TS JS
+    assert "BIG_GIN" not in legal_names(env)
+    env = start(G5_KNOCKER, G5_DEFENDER, "9D", stock_top="QS", big_gin_bonus=31)
+    pass_both_and_draw(env)
+    assert "BIG_GIN" in legal_names(env)
+    act(env, "BIG_GIN")
+    result = env.unwrapped.game.hand_results[-1]
+    assert result.kind == "big_gin" and result.points == [31 + 52, 0]
+
+
+# -- G6 --------------------------------------------------------------------------------------
+def test_g6a_opening_offer():
+    env = start(G1_HAND, FILLER, "7S")
+    assert legal_names(env) == {"TAKE_DISCARD", "PASS"} and env.agent_selection == ND
+    act(env, "PASS")
+    assert legal_names(env) == {"TAKE_DISCARD", "PASS"} and env.agent_selection == D
+    act(env, "PASS")
+    assert legal_names(env) == {"DRAW_STOCK"} and env.agent_selection == ND
+
+
+def test_g6a_taken_upcard_cannot_be_rediscarded():
+    env = start(G1_HAND, FILLER, "7S")
+    act(env, "TAKE_UPCARD")
+    assert "DISCARD(7S)" not in legal_names(env)
+    before = env.unwrapped.game.to_dict()
+    with pytest.raises(IllegalActionError, match=r"DISCARD\(7S\).*player_0.*DISCARD"):
+        act(env, "DISCARD(7S)")
+    assert env.unwrapped.game.to_dict() == before
+    allowed = start(G1_HAND, FILLER, "7S", allow_rediscard_taken_card=True)
+    act(allowed, "TAKE_UPCARD")
+    assert "DISCARD(7S)" in legal_names(allowed)
+
+
+def _draw_leaving_two(**options) -> G.GinState:
+    """Both pass the upcard with 3 cards in the stock; the non-dealer draws, leaving 2."""
+    deck = make_deck(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C")
+    state = G.GinState(G.GinConfig(**options), seed=0, deck=deck, dealer=1)
+    state.apply(G.PASS)
+    state.apply(G.PASS)
+    while len(state.stock) > 3:  # move the bottom of the stock under the pile
+        state.pile.insert(0, state.stock.pop(0))
+    state.apply(G.DRAW_STOCK)
+    assert len(state.stock) == 2
+    return state
+
+
+def test_g6b_dead_hand_after_the_discard_leaving_two():
+    state = _draw_leaving_two(episode="match")
+    dealer = state.dealer
+    state.apply(G.str_to_action("DISCARD(8C)"))
+    result = state.hand_results[-1]
+    assert result.kind == "dead" and result.points == [0, 0] and result.winner == -1
+    assert state.match.totals == [0, 0] and state.match.wins == [0, 0]
+    assert state.dealer == dealer and state.hand_index == 1
+
+
+def test_g6b_knock_instead_is_scored():
+    state = _draw_leaving_two()
+    state.apply(G.str_to_action("KNOCK(8C)"))
+    assert state.hand_results[-1].kind == "knock" and state.hand_results[-1].points == [12, 0]  # as G3 auto_best
+
+
+def test_g6b_fifty_card_rule_gives_the_opponent_a_last_chance():
+    state = _draw_leaving_two(stock_end_rule="opponent_last_chance")
+    state.apply(G.str_to_action("DISCARD(8C)"))
+    assert state.phase == G.Phase.LAST_CHANCE and state.current_player == 1
+    assert state.legal_actions() == [G.PASS]  # 8C gives the dealer no knock
+    state.apply(G.PASS)
+    assert state.hand_results[-1].kind == "dead"
+
+
+def test_fifty_card_rule_take_then_must_knock():
+    knocker = "2H 3H 4H 9S 9C 9D JD QD KD 5S"  # with AS: knock 5S, deadwood 1
+    state = G.GinState(G.GinConfig(stock_end_rule="opponent_last_chance"), seed=0,
+                       deck=make_deck(G3_DEFENDER, knocker, "8S", stock_top="AS"), dealer=1)
+    state.apply(G.PASS)
+    state.apply(G.PASS)
+    while len(state.stock) > 3:
+        state.pile.insert(0, state.stock.pop(0))
+    state.apply(G.DRAW_STOCK)  # the non-dealer draws AS and throws it: the dealer's 50th card
+    state.apply(G.str_to_action("DISCARD(AS)"))
+    assert state.phase == G.Phase.LAST_CHANCE and state.legal_actions() == [G.TAKE_DISCARD, G.PASS]
+    state.apply(G.TAKE_DISCARD)
+    assert all(G.KNOCK <= a < G.MELD for a in state.legal_actions())
+    assert G.str_to_action("KNOCK(5S)") in state.legal_actions()
+    state.apply(G.str_to_action("KNOCK(5S)"))
+    assert state.hand_results[-1].winner == 1
+
+
+def test_g6c_match_end_bonuses():
+    cfg = G.GinConfig(episode="match")
+    match = G.StandardMatch([95, 40], [4, 2])
+    match.record(cfg, G.HandResult("knock", winner=0, points=[12, 0]))
+    assert match.totals == [107, 40] and match.winner == 0
+    assert match.final_scores(cfg) == [332, 90]
+    shutout = G.StandardMatch([95, 0], [4, 0])
+    shutout.record(cfg, G.HandResult("knock", winner=0, points=[12, 0]))
+    assert shutout.final_scores(cfg) == [439, 0]
+    double_game = G.GinConfig(episode="match", shutout_rule="double_game_bonus")
+    assert shutout.final_scores(double_game) == [107 + 200 + 125, 0]
+    assert shutout.final_scores(G.GinConfig(episode="match", shutout_rule="none")) == [107 + 100 + 125, 0]
+
+
+def test_g6c_match_end_through_the_env():
+    knocker = "2H 3H 4H 9S 9C 9D JD QD KD AS"
+    defender = "TC TH TD JC JH JS 2C 3S 4D 4S"  # 13 deadwood, nothing to lay off
+    state = G.GinState(G.GinConfig(episode="match"), seed=0, deck=make_deck(knocker, defender, "8S", "8C"), dealer=1)
+    data = state.to_dict()
+    data["match"] = {"totals": [95, 40], "wins": [4, 2], "winner": -1}
+    env = gin_rummy_v0.env(episode="match")
+    env.reset(seed=0, options={"state": data})
+    pass_both_and_draw(env)
+    act(env, "KNOCK(8C)")
+    game = env.unwrapped.game
+    assert game.is_terminal() and game.scores() == [332, 90]
+    # hand +12 and bonuses (+225 vs +50) in one step, centred: (237 - 50) / 2
+    assert env.rewards[ND] == 93.5 and env.rewards[D] == -93.5
+    assert env.infos[ND]["final_scores"] == [332, 90]
+
+
+def test_g6d_oklahoma_spade_doubles():
+    knocker = "2H 3H 4H 9S 9C 9D JD QD KD AS"
+    defender = "TC TH TD JC JH JS 2C 3S 4D AC"  # 10 deadwood
+    env = start(knocker, defender, "7S", stock_top="8C", variant="oklahoma")
+    assert env.unwrapped.game.knock_limit == 7
+    pass_both_and_draw(env)
+    act(env, "KNOCK(8C)")
+    assert env.unwrapped.game.hand_results[-1].points == [18, 0]
+
+
+def test_next_dealer_rules():
+    for rule, expected in (("alternate", 0), ("winner", 0), ("loser", 1)):
+        state = G.GinState(G.GinConfig(episode="match", next_dealer=rule), seed=0,
+                           deck=make_deck(G3_KNOCKER, G3_DEFENDER, "8S", "8C"), dealer=1)
+        for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(8C)"):
+            state.apply(G.str_to_action(name))
+        assert state.hand_index == 1 and state.dealer == expected, rule
