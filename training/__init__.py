@@ -1,0 +1,1 @@
+"""Training, tournaments and the command-line demo of rummy-envs."""
