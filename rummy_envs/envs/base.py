@@ -6,7 +6,7 @@ steps, illegal actions, masks, episode ends) lives here once.
 
 Engines used here provide: ``current_player``, ``legal_actions()``, ``apply(a)``,
 ``is_terminal()``, ``truncated``, ``scores()`` (each player's game score so far, larger is
-better), ``hand_results`` and ``to_dict()``.
+better), ``standings()`` (what ranks players at the end), ``hand_results`` and ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ class RummyEnv(AECEnv, ABC):
                 self.infos[a] = self._hand_info(p)
         if game.is_terminal():
             if self.reward_mode == "win_loss":
-                for a, r in zip(self.possible_agents, rank_rewards(scores)):
+                for a, r in zip(self.possible_agents, rank_rewards(game.standings())):
                     self.rewards[a] = r / self.reward_scale
             for p, a in enumerate(self.possible_agents):
                 self.infos[a] = dict(self.infos[a], final_scores=list(scores), truncated=game.truncated)

@@ -18,7 +18,7 @@ import dataclasses
 import random
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
@@ -105,6 +105,7 @@ def str_to_action(text: str) -> int:
 class GinConfig:
     """Rules options of gin_rummy.md, named as in the spec, plus the episode length."""
 
+    game: ClassVar[str] = "gin_rummy"
     variant: str = "standard"
     knock_limit: int = 10
     gin_bonus: int = 25
@@ -154,7 +155,14 @@ class GinConfig:
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> GinConfig:
         """Build from keyword options; unknown names raise ValueError naming them."""
-        return build(cls, kwargs, "gin_rummy")
+        return build(cls, kwargs, cls.game)
+
+    def new_match(self) -> StandardMatch:
+        """The empty match score of this scoring (overridden by Hollywood's scoresheet)."""
+        return StandardMatch()
+
+    def match_from_dict(self, data: dict[str, Any]) -> StandardMatch:
+        return StandardMatch.from_dict(data)
 
 
 # ----------------------------------------------------------------------------------------
@@ -281,6 +289,24 @@ class StandardMatch:
     def is_over(self) -> bool:
         return self.winner >= 0
 
+    def scores(self, config: GinConfig) -> list[int]:
+        """The match score now: the totals, settled with the bonuses once somebody has won."""
+        return self.final_scores(config)
+
+    def standings(self, config: GinConfig) -> list[int]:
+        """What ranks the players at the end (larger is better): the settled scores."""
+        return self.final_scores(config)
+
+    def clone(self) -> StandardMatch:
+        return StandardMatch(list(self.totals), list(self.wins), self.winner)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"totals": list(self.totals), "wins": list(self.wins), "winner": self.winner}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StandardMatch:
+        return cls(list(data.get("totals", [0, 0])), list(data.get("wins", [0, 0])), data.get("winner", -1))
+
     def final_scores(self, config: GinConfig) -> list[int]:
         """Totals with game, box and shutout bonuses (just the totals if nobody has won)."""
         if self.winner < 0:
@@ -343,11 +369,13 @@ def deck_for_hand(seed: int, hand_index: int) -> list[int]:
 class GinState:
     """A game of Gin Rummy in progress: pure rules, mutated only by ``apply``."""
 
+    config_class: ClassVar[type[GinConfig]] = GinConfig
+
     def __init__(self, config: GinConfig | None = None, seed: int = 0, deck: list[int] | None = None, dealer: int | None = None):
-        self.config = config or GinConfig()
+        self.config = config or self.config_class()
         self.seed = int(seed)
         self.history: list[int] = []
-        self.match = StandardMatch()
+        self.match = self.config.new_match()
         self.hand_index = 0
         self.hand_results: list[HandResult] = []
         self.truncated = False
@@ -467,8 +495,13 @@ class GinState:
         """Each player's game score so far: the hand's points in hand mode; the running
         totals in match mode, settled with the bonuses once the match ends."""
         if self.config.episode == "match":
-            return self.match.final_scores(self.config) if self.is_terminal() else list(self.match.totals)
+            return self.match.scores(self.config)
         return list(self.hand_results[-1].points) if self.hand_results else [0, 0]
+
+    def standings(self) -> list[int]:
+        """What ranks the players at the end of the episode (larger is better), for
+        ``reward="win_loss"``: the scores, or the match's own rule (Hollywood columns)."""
+        return self.match.standings(self.config) if self.config.episode == "match" else self.scores()
 
     def returns(self) -> list[float]:
         """Zero-sum points: each player's score minus the mean of the scores."""
@@ -728,12 +761,12 @@ class GinState:
     # -- search API ------------------------------------------------------------------------
     def clone(self) -> GinState:
         """An independent copy (cheap: ints, short lists)."""
-        new = object.__new__(GinState)
+        new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         for name in ("history", "hands", "pile", "stock", "known", "discarded", "passed",
                      "knocker_melds", "meld_extents", "defender_melds", "layoffs", "hand_results"):
             setattr(new, name, list(getattr(self, name)))
-        new.match = StandardMatch(list(self.match.totals), list(self.match.wins), self.match.winner)
+        new.match = self.match.clone()
         return new
 
     def visible_cards(self, player: int) -> int:
@@ -771,7 +804,7 @@ class GinState:
         """A plain JSON-able description of the whole state (cards as strings)."""
         fmt = C.format_card
         return {
-            "game": "gin_rummy",
+            "game": self.config.game,
             "options": dataclasses.asdict(self.config),
             "seed": self.seed,
             "hand_index": self.hand_index,
@@ -798,7 +831,7 @@ class GinState:
             "remaining": [fmt(c) for c in C.from_mask(self.remaining)],
             "defender_melds": [[fmt(c) for c in C.from_mask(m)] for m in self.defender_melds],
             "layoffs": [[fmt(c), s] for c, s in self.layoffs],
-            "match": {"totals": list(self.match.totals), "wins": list(self.match.wins), "winner": self.match.winner},
+            "match": self.match.to_dict(),
             "hand_results": [dataclasses.asdict(r) for r in self.hand_results],
             "truncated": self.truncated,
             "history": list(self.history),
@@ -811,7 +844,7 @@ class GinState:
         Missing keys take the values of a fresh hand: a scenario may give just ``hands``,
         ``stock``, ``discard_pile``, ``phase``, ``current_player`` and ``dealer``.
         """
-        config = GinConfig.from_kwargs(**data.get("options", {}))
+        config = cls.config_class.from_kwargs(**data.get("options", {}))
         state = cls(config, seed=data.get("seed", 0), dealer=data.get("dealer", 0))
         card = C.parse_card
         masks = lambda key: [C.to_mask(C.parse(cs)) for cs in data[key]]  # noqa: E731
@@ -835,8 +868,7 @@ class GinState:
                 setattr(state, key, masks(key))
         state.remaining = C.to_mask(C.parse(data.get("remaining", [])))
         state.layoffs = [(card(c), int(s)) for c, s in data.get("layoffs", [])]
-        match = data.get("match", {})
-        state.match = StandardMatch(list(match.get("totals", [0, 0])), list(match.get("wins", [0, 0])), match.get("winner", -1))
+        state.match = config.match_from_dict(data.get("match", {}))
         state.hand_results = [HandResult(**r) for r in data.get("hand_results", [])]
         state.history = list(data.get("history", []))
         state._check_conservation()
