@@ -27,7 +27,7 @@ class GinRummyEnv(RummyEnv):
 
     metadata = {"name": "gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     num_actions = G.NUM_ACTIONS
-    engine_name = "gin_rummy"
+    state_class: type[G.GinState] = G.GinState
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
                  illegal_action: str = "raise", observe_opponent_hand: bool = False, num_players: int = 2,
@@ -42,7 +42,7 @@ class GinRummyEnv(RummyEnv):
         self._off = {name: s.offset for name, s in self.layout.items()}
 
     def _make_config(self, rules: dict[str, Any]) -> G.GinConfig:
-        return G.GinConfig.from_kwargs(**rules)
+        return self.state_class.config_class.from_kwargs(**rules)
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -64,8 +64,7 @@ class GinRummyEnv(RummyEnv):
             ("knocker_deadwood", N, 1.0, "the knocker's unmelded cards once laid out"),
             ("my_melds", N, 1.0, "melds I declared in the showdown"),
         ]
-        if self.config.episode == "match":
-            parts.append(("scores", 4, 10.0, "my total / target, opponent total / target, my hands won / 10, opponent's / 10"))
+        parts += self._score_parts()
         if self.observe_opponent_hand:
             parts.append(("opponent_hand", N, 1.0, "the opponent's hand (oracle experiments only)"))
         return make_layout(parts)
@@ -95,12 +94,21 @@ class GinRummyEnv(RummyEnv):
         obs[off["stock_size"]] = len(g.stock) / _FULL_STOCK
         obs[off["knock_limit"]] = g.knock_limit / 10.0
         obs[off["doubled"]] = g.multiplier == 2
-        if "scores" in off:
-            target = self.config.target_score
-            totals, wins = g.match.totals, g.match.wins
-            obs[off["scores"] : off["scores"] + 4] = (totals[player] / target, totals[opp] / target,
-                                                      wins[player] / 10.0, wins[opp] / 10.0)
+        self._write_scores(obs, player)
         return obs
+
+    def _score_parts(self) -> list[tuple[str, int, float, str]]:
+        """Segments of the match score (none in hand mode)."""
+        if self.config.episode != "match":
+            return []
+        return [("scores", 4, 10.0, "my total / target, opponent total / target, my hands won / 10, opponent's / 10")]
+
+    def _write_scores(self, obs: np.ndarray, player: int) -> None:
+        if "scores" in self._off:
+            target, opp = self.config.target_score, 1 - player
+            totals, wins = self.game.match.totals, self.game.match.wins
+            start = self._off["scores"]
+            obs[start : start + 4] = (totals[player] / target, totals[opp] / target, wins[player] / 10.0, wins[opp] / 10.0)
 
     def _showdown_bits(self, player: int) -> int:
         off = self._off
@@ -131,8 +139,8 @@ class GinRummyEnv(RummyEnv):
             data = dict(options["state"])
             given = data.get("options", {})
             data["options"] = {**dataclasses.asdict(self.config), **given}
-            return G.GinState.from_dict(data)
-        return G.GinState(self.config, seed, options.get("deck"), options.get("dealer"))
+            return self.state_class.from_dict(data)
+        return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
 
     def action_to_str(self, action: int) -> str:
         return G.action_to_str(action)
@@ -151,6 +159,12 @@ class GinRummyEnv(RummyEnv):
         info["seat"] = player
         return {"hand_result": info}
 
+    def _score_lines(self) -> list[str]:
+        g = self.game
+        if self.config.episode != "match":
+            return []
+        return [f"   match totals: {g.match.totals}  hands won: {g.match.wins}"]
+
     def _render_text(self, symbols: bool) -> str:
         g = self.game
         fmt = lambda cs: C.format(cs, symbols) or "-"  # noqa: E731
@@ -160,8 +174,7 @@ class GinRummyEnv(RummyEnv):
             arrow = "->" if g.current_player == p else "  "
             lines.append(f"{arrow} player_{p}: {fmt(C.from_mask(g.hands[p]))}  (deadwood {G.deadwood(g.hands[p])})")
         lines.append(f"   discard pile: {fmt(g.pile)}   stock: {len(g.stock)}")
-        if self.config.episode == "match":
-            lines.append(f"   match totals: {g.match.totals}  hands won: {g.match.wins}")
+        lines += self._score_lines()
         if g.hand_results and (g.is_terminal() or self.config.episode == "match"):
             r = g.hand_results[-1]
             lines.append(f"   last hand: {r.kind}, points {r.points}, deadwood {r.deadwood}"

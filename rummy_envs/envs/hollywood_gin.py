@@ -1,0 +1,60 @@
+"""hollywood_gin_v0: Gin Rummy hands scored on Hollywood's three-column sheet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_envs.envs.gin_rummy import GinRummyEnv
+from rummy_envs.games.hollywood import NUM_COLUMNS, HollywoodState
+
+_COLS = 2 * NUM_COLUMNS
+
+
+class HollywoodGinEnv(GinRummyEnv):
+    """Hollywood Gin as an AEC environment: gin's observation, actions and options, with
+    Hollywood's defaults, plus the scoresheet (see docs/hollywood_gin.md)."""
+
+    metadata = {"name": "hollywood_gin_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    state_class = HollywoodState
+
+    def _score_parts(self) -> list[tuple[str, int, float, str]]:
+        """The sheet, in both episode modes; per column, my value then the opponent's."""
+        return [
+            ("sheet_scores", _COLS, 10.0, "score in columns G1-G3 / target: mine (3), then the opponent's (3)"),
+            ("sheet_entered", _COLS, 1.0, "columns entered: mine (3), then the opponent's (3)"),
+            ("sheet_closed", NUM_COLUMNS, 1.0, "1 for each closed column G1-G3"),
+            ("sheet_column_won", _COLS, 1.0, "closed columns won: by me (3), by the opponent (3)"),
+            ("sheet_hands_won", _COLS, 10.0, "hands won recorded per column / 10: mine (3), then the opponent's (3)"),
+        ]
+
+    def _write_scores(self, obs: np.ndarray, player: int) -> None:
+        sheet, off = self.game.match, self._off
+        target, seats = self.config.target_score, (player, 1 - player)
+        values = {
+            "sheet_scores": [sheet.score[p][c] / target for p in seats for c in range(NUM_COLUMNS)],
+            "sheet_entered": [sheet.entered[p][c] for p in seats for c in range(NUM_COLUMNS)],
+            "sheet_closed": [w >= 0 for w in sheet.closed_by],
+            "sheet_column_won": [w == p for p in seats for w in sheet.closed_by],
+            "sheet_hands_won": [sheet.hands[p][c] / 10.0 for p in seats for c in range(NUM_COLUMNS)],
+        }
+        for name, vals in values.items():
+            obs[off[name] : off[name] + len(vals)] = vals
+
+    def _hand_info(self, player: int) -> dict[str, Any]:
+        info = super()._hand_info(player)
+        sheet = self.game.match
+        info["sheet"] = sheet.to_dict()
+        info["column_totals"] = [sheet.settle(c, self.config) for c in range(NUM_COLUMNS)]
+        info["match_winner"] = sheet.winner(self.config) if sheet.is_over() else None
+        return info
+
+    def _score_lines(self) -> list[str]:
+        sheet = self.game.match
+        lines = ["   sheet      G1    G2    G3   (* entered, [closed by])"]
+        for p in range(2):
+            cells = [f"{sheet.score[p][c]:>4}{'*' if sheet.entered[p][c] else ' '}" for c in range(NUM_COLUMNS)]
+            lines.append(f"   player_{p} " + " ".join(cells))
+        lines.append("   closed by: " + " ".join(f"G{c + 1}:{'-' if w < 0 else f'player_{w}'}" for c, w in enumerate(sheet.closed_by)))
+        return lines

@@ -1,0 +1,160 @@
+"""Hollywood Gin: the gin engine scored on a three-column scoresheet.
+
+``Scoresheet`` is a small pure component (usable without any env): it records won hands
+into the columns by the entry rule, closes columns at the target and settles each closed
+column like a gin game. ``HollywoodConfig`` is ``GinConfig`` with Hollywood's defaults and
+options, and makes ``GinState`` keep a ``Scoresheet`` as its match score, so the whole
+hand engine is reused unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rummy_envs.games.gin import NUM_PLAYERS, GinConfig, GinState, HandResult
+from rummy_envs.options import check_bool, check_choice
+
+NUM_COLUMNS = 3
+
+
+@dataclass(frozen=True)
+class HollywoodConfig(GinConfig):
+    """Options of hollywood_gin.md: gin's options with Hollywood defaults, plus the sheet's."""
+
+    game: ClassVar[str] = "hollywood_gin"
+    undercut_bonus: int = 10
+    next_dealer: str = "winner"
+    column_bonuses: bool = True
+    match_winner_rule: str = "games_won"
+    continuous: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_bool("column_bonuses", self.column_bonuses)
+        check_choice("match_winner_rule", self.match_winner_rule, ("games_won", "total_points"))
+        check_bool("continuous", self.continuous)
+        if self.boxes_count_toward_target:
+            raise ValueError("option boxes_count_toward_target=True is invalid for Hollywood: boxes are settled per column")
+        if self.continuous:
+            raise ValueError("option continuous=True is invalid: continuous Hollywood (a 4th column) is not supported")
+
+    def new_match(self) -> Scoresheet:
+        return Scoresheet()
+
+    def match_from_dict(self, data: dict[str, Any]) -> Scoresheet:
+        return Scoresheet.from_dict(data)
+
+
+def _grid(value: Any = 0) -> list[list[Any]]:
+    return [[value] * NUM_COLUMNS for _ in range(NUM_PLAYERS)]
+
+
+@dataclass
+class Scoresheet:
+    """Three columns of a Hollywood match. ``score[p][c]``, ``entered[p][c]`` and
+    ``hands[p][c]`` (hands won recorded in column c) per player; ``closed_by[c]`` is the
+    column's winner, or -1 while it is open; ``wins[p]`` counts every hand p won."""
+
+    score: list[list[int]] = field(default_factory=_grid)
+    entered: list[list[bool]] = field(default_factory=lambda: _grid(False))
+    hands: list[list[int]] = field(default_factory=_grid)
+    closed_by: list[int] = field(default_factory=lambda: [-1] * NUM_COLUMNS)
+    wins: list[int] = field(default_factory=lambda: [0] * NUM_PLAYERS)
+
+    # -- recording ---------------------------------------------------------------------------
+    def is_open(self, column: int) -> bool:
+        return self.closed_by[column] < 0
+
+    def record_win(self, player: int, points: int, target: int) -> None:
+        """A won hand worth ``points``: enter the lowest open column not yet entered (at
+        most one), add the points to every open column entered, close what reached ``target``."""
+        self.wins[player] += 1
+        row = self.entered[player]
+        for c in range(NUM_COLUMNS):
+            if self.is_open(c) and not row[c]:
+                row[c] = True
+                break
+        for c in range(NUM_COLUMNS):
+            if self.is_open(c) and row[c]:
+                self.score[player][c] += points
+                self.hands[player][c] += 1
+        for c in range(NUM_COLUMNS):
+            if self.is_open(c):
+                for p in range(NUM_PLAYERS):
+                    if self.score[p][c] >= target:
+                        self.closed_by[c] = p
+
+    def record(self, config: GinConfig, result: HandResult) -> None:
+        """Match-score protocol of the gin engine: dead hands change nothing."""
+        if result.winner >= 0:
+            self.record_win(result.winner, result.points[result.winner], config.target_score)
+
+    # -- results -----------------------------------------------------------------------------
+    def is_over(self) -> bool:
+        return all(w >= 0 for w in self.closed_by)
+
+    def settle(self, column: int, config: HollywoodConfig) -> list[int]:
+        """A column's totals: raw while open or without bonuses; once closed, with the game
+        bonus, a box per hand recorded in it and the shutout rule, as a gin game."""
+        raw = [self.score[p][column] for p in range(NUM_PLAYERS)]
+        winner = self.closed_by[column]
+        if winner < 0 or not config.column_bonuses:
+            return raw
+        loser = 1 - winner
+        shutout = raw[loser] == 0
+        if shutout and config.shutout_rule == "double_points":
+            raw[winner] *= 2
+        raw[winner] += config.game_bonus * (2 if shutout and config.shutout_rule == "double_game_bonus" else 1)
+        for p in range(NUM_PLAYERS):
+            raw[p] += config.box_bonus * self.hands[p][column]
+        return raw
+
+    def scores(self, config: HollywoodConfig) -> list[int]:
+        """Each player's sum of the three columns (closed ones settled)."""
+        columns = [self.settle(c, config) for c in range(NUM_COLUMNS)]
+        return [sum(col[p] for col in columns) for p in range(NUM_PLAYERS)]
+
+    def columns_won(self) -> list[int]:
+        return [sum(1 for w in self.closed_by if w == p) for p in range(NUM_PLAYERS)]
+
+    def standings(self, config: HollywoodConfig) -> list[int]:
+        """Columns won (``games_won``) or settled points (``total_points``)."""
+        return self.columns_won() if config.match_winner_rule == "games_won" else self.scores(config)
+
+    def winner(self, config: HollywoodConfig) -> int:
+        """The match winner by ``match_winner_rule``, or -1 on a tie."""
+        first, second = self.standings(config)
+        return 0 if first > second else 1 if second > first else -1
+
+    @property
+    def totals(self) -> list[int]:
+        """Raw points over all columns, per player (what the gin view reports as scores)."""
+        return [sum(row) for row in self.score]
+
+    # -- copies ------------------------------------------------------------------------------
+    def clone(self) -> Scoresheet:
+        return Scoresheet([list(r) for r in self.score], [list(r) for r in self.entered],
+                          [list(r) for r in self.hands], list(self.closed_by), list(self.wins))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": [list(r) for r in self.score], "entered": [list(r) for r in self.entered],
+                "hands": [list(r) for r in self.hands], "closed_by": list(self.closed_by), "wins": list(self.wins)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scoresheet:
+        sheet = cls()
+        for key in ("score", "entered", "hands"):
+            if key in data:
+                setattr(sheet, key, [list(r) for r in data[key]])
+        for key in ("closed_by", "wins"):
+            if key in data:
+                setattr(sheet, key, list(data[key]))
+        return sheet
+
+
+class HollywoodState(GinState):
+    """A Hollywood Gin game: the gin engine with a ``Scoresheet`` as its match score."""
+
+    config_class = HollywoodConfig
+    match: Scoresheet

@@ -1,0 +1,16 @@
+"""``hollywood_gin_v0``: Gin Rummy on Hollywood's three-column scoresheet, as a PettingZoo AEC env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rummy_envs.envs.base import OrderEnforcing
+from rummy_envs.envs.hollywood_gin import HollywoodGinEnv as raw_env
+
+
+def env(**kwargs: Any) -> OrderEnforcing:
+    """The environment wrapped only in PettingZoo's order enforcing wrapper."""
+    return OrderEnforcing(raw_env(**kwargs))
+
+
+__all__ = ["env", "raw_env"]
