@@ -158,12 +158,13 @@ def best_layoff_deadwood(remaining, knocker_melds) -> int:
     order, onto the knocker's melds (BFS over states = tuple of current meld contents)."""
     remaining = list(remaining)
     start = tuple(frozenset(m) for m in knocker_melds)
+    on_table = set().union(*start)
     seen = {start}
     queue = deque([start])
     best = hand_value(remaining)
     while queue:
         state = queue.popleft()
-        laid = set().union(*state) - set().union(*start) if state else set()
+        laid = set().union(*state) - on_table
         best = min(best, hand_value([c for c in remaining if c not in laid]))
         for card in remaining:
             if card in laid:

@@ -266,7 +266,7 @@ def test_g6b_fifty_card_rule_gives_the_opponent_a_last_chance():
     assert state.hand_results[-1].kind == "dead"
 
 
-def test_fifty_card_rule_take_then_must_knock():
+def test_fifty_card_rule_take_and_knock_in_one_action():
     knocker = "2H 3H 4H 9S 9C 9D JD QD KD 5S"  # with AS: knock 5S, deadwood 1
     state = G.GinState(G.GinConfig(stock_end_rule="opponent_last_chance"), seed=0,
                        deck=make_deck(G3_DEFENDER, knocker, "8S", stock_top="AS"), dealer=1)
@@ -276,12 +276,13 @@ def test_fifty_card_rule_take_then_must_knock():
         state.pile.insert(0, state.stock.pop(0))
     state.apply(G.DRAW_STOCK)  # the non-dealer draws AS and throws it: the dealer's 50th card
     state.apply(G.str_to_action("DISCARD(AS)"))
-    assert state.phase == G.Phase.LAST_CHANCE and state.legal_actions() == [G.TAKE_DISCARD, G.PASS]
-    state.apply(G.TAKE_DISCARD)
-    assert all(G.KNOCK <= a < G.MELD for a in state.legal_actions())
-    assert G.str_to_action("KNOCK(5S)") in state.legal_actions()
+    assert state.phase == G.Phase.LAST_CHANCE
+    # taking AS is only allowed together with a knock; AS itself may not be the knock card
+    assert state.legal_actions() == sorted([G.PASS, G.str_to_action("KNOCK(5S)")])
     state.apply(G.str_to_action("KNOCK(5S)"))
-    assert state.hand_results[-1].winner == 1
+    result = state.hand_results[-1]
+    assert result.knocker == 1 and result.winner == 1 and result.points == [0, 12]  # as G3: hearts kept back
+    assert C.parse("AS")[0] in result.hands[1]
 
 
 def test_g6c_match_end_bonuses():

@@ -207,7 +207,7 @@ class RummyEnv(AECEnv, ABC):
     def _end_by_illegal_action(self, agent: str, action: Any) -> None:
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
-            self.rewards[a] = (-1.0 if a == agent else 1.0 / (len(self.agents) - 1))
+            self.rewards[a] = (-1.0 if a == agent else 1.0 / (len(self.agents) - 1)) / self.reward_scale
             self.terminations[a] = True
             self.infos[a] = {"illegal_action": repr(action), "offender": agent}
         self._accumulate_rewards()

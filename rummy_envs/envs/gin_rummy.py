@@ -101,7 +101,7 @@ class GinRummyEnv(RummyEnv):
         """Segments of the match score (none in hand mode)."""
         if self.config.episode != "match":
             return []
-        return [("scores", 4, 10.0, "my total / target, opponent total / target, my hands won / 10, opponent's / 10")]
+        return [("scores", 4, np.inf, "my total / target, opponent total / target, my hands won / 10, opponent's / 10")]
 
     def _write_scores(self, obs: np.ndarray, player: int) -> None:
         if "scores" in self._off:
@@ -137,8 +137,12 @@ class GinRummyEnv(RummyEnv):
             if set(options) != {"state"}:
                 raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
             data = dict(options["state"])
-            given = data.get("options", {})
-            data["options"] = {**dataclasses.asdict(self.config), **given}
+            mine = dataclasses.asdict(self.config)
+            differ = sorted(k for k, v in data.get("options", {}).items() if mine.get(k, v) != v or k not in mine)
+            if differ:
+                raise ValueError(f"reset state's options differ from this env's: {', '.join(differ)}; "
+                                 "construct the env with the state's options")
+            data["options"] = mine
             return self.state_class.from_dict(data)
         return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
 

@@ -22,11 +22,11 @@ class HollywoodGinEnv(GinRummyEnv):
     def _score_parts(self) -> list[tuple[str, int, float, str]]:
         """The sheet, in both episode modes; per column, my value then the opponent's."""
         return [
-            ("sheet_scores", _COLS, 10.0, "score in columns G1-G3 / target: mine (3), then the opponent's (3)"),
+            ("sheet_scores", _COLS, np.inf, "score in columns G1-G3 / target: mine (3), then the opponent's (3)"),
             ("sheet_entered", _COLS, 1.0, "columns entered: mine (3), then the opponent's (3)"),
             ("sheet_closed", NUM_COLUMNS, 1.0, "1 for each closed column G1-G3"),
             ("sheet_column_won", _COLS, 1.0, "closed columns won: by me (3), by the opponent (3)"),
-            ("sheet_hands_won", _COLS, 10.0, "hands won recorded per column / 10: mine (3), then the opponent's (3)"),
+            ("sheet_hands_won", _COLS, np.inf, "hands won recorded per column / 10: mine (3), then the opponent's (3)"),
         ]
 
     def _write_scores(self, obs: np.ndarray, player: int) -> None:

@@ -315,7 +315,8 @@ class StandardMatch:
         shutout = self.wins[loser] == 0
         final = list(self.totals)
         if shutout and config.shutout_rule == "double_points":
-            final[w] *= 2
+            boxes_in_total = config.box_bonus * self.wins[w] if config.boxes_count_toward_target else 0
+            final[w] += self.totals[w] - boxes_in_total  # the hand points count twice
         final[w] += config.game_bonus * (2 if shutout and config.shutout_rule == "double_game_bonus" else 1)
         if not config.boxes_count_toward_target:
             for p in range(NUM_PLAYERS):
@@ -344,7 +345,6 @@ class GinView:
     knock_limit: int
     multiplier: int
     taken_card: int | None
-    must_knock: bool
     knocker: int | None  # 0 me, 1 the opponent
     knocker_melds: tuple[tuple[int, ...], ...]
     knocker_deadwood: tuple[int, ...]
@@ -383,6 +383,7 @@ class GinState:
         if first_dealer not in (0, 1):
             raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
         self.initial_deck = None if deck is None else C.check_deck(deck, range(C.NUM_CARDS))
+        self.first_dealer = first_dealer
         self._deal(first_dealer, self.initial_deck)
 
     # -- dealing ---------------------------------------------------------------------------
@@ -399,22 +400,11 @@ class GinState:
         self.phase = Phase.OFFER_ND
         self.current_player = nd
         self.taken_card = -1
-        self.must_knock = False
         self.known = [0, 0]
         self.discarded = [0, 0]
         self.turns = 0
         self.passed = [False, False]  # [non-dealer passed, dealer passed] the upcard
-        cfg = self.config
-        if cfg.variant == "oklahoma":
-            rank = self.upcard % C.NUM_RANKS
-            if rank == 0:
-                self.knock_limit = 0 if cfg.oklahoma_ace_gin_only else 1
-            else:
-                self.knock_limit = min(rank + 1, 10)
-            self.multiplier = 2 if cfg.oklahoma_spade_double and self.upcard // C.NUM_RANKS == 3 else 1
-        else:
-            self.knock_limit = cfg.knock_limit
-            self.multiplier = 1
+        self.knock_limit, self.multiplier = self._stakes(self.upcard)
         self.knocker = -1
         self.knock_card = -1
         self.big_gin = False
@@ -424,6 +414,15 @@ class GinState:
         self.defender_melds: list[int] = []
         self.layoffs: list[tuple[int, int]] = []
         self._legal: list[int] | None = None
+
+    def _stakes(self, upcard: int) -> tuple[int, int]:
+        """(knock limit, score multiplier) of a hand: Oklahoma reads them off the upcard."""
+        cfg = self.config
+        if cfg.variant != "oklahoma":
+            return cfg.knock_limit, 1
+        rank = upcard % C.NUM_RANKS
+        limit = (0 if cfg.oklahoma_ace_gin_only else 1) if rank == 0 else min(rank + 1, 10)
+        return limit, 2 if cfg.oklahoma_spade_double and upcard // C.NUM_RANKS == 3 else 1
 
     # -- queries ---------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -454,7 +453,7 @@ class GinState:
         if phase == Phase.DISCARD:
             hand = self.hands[p]
             allowed = self._discardable(hand)
-            out = [] if self.must_knock else [DISCARD + c for c in C.from_mask(allowed)]
+            out = [DISCARD + c for c in C.from_mask(allowed)]
             out += [KNOCK + c for c in _knock_cards(hand, self.knock_limit) if allowed >> c & 1]
             if self.config.big_gin_bonus is not None and M.min_deadwood(hand) == 0:
                 out.append(BIG_GIN)
@@ -466,7 +465,7 @@ class GinState:
         if phase == Phase.FORCED_DRAW:
             return [DRAW_STOCK]
         if phase == Phase.LAST_CHANCE:
-            return [TAKE_DISCARD, PASS] if self._can_knock_after_taking(p) else [PASS]
+            return sorted([PASS] + self._knocks_after_taking(p))
         if phase == Phase.KNOCKER_MELD:
             limit = 0 if self.big_gin else self.knock_limit
             out = [MELD + M.MELD_INDEX[m] for m in M.melds_in(self.remaining) if M.min_deadwood(self.remaining ^ m) <= limit]
@@ -483,13 +482,16 @@ class GinState:
             return sorted(out)
         return []
 
-    def _can_knock_after_taking(self, p: int) -> bool:
+    def _knocks_after_taking(self, p: int) -> list[int]:
+        """The 50th-card chance: KNOCK(c) / BIG_GIN here take the top discard first, as one
+        action, so taking it without knocking is never a state of the game."""
         top = self.pile[-1]
         hand = self.hands[p] | 1 << top
         allowed = hand if self.config.allow_rediscard_taken_card else hand & ~(1 << top)
-        if any(allowed >> c & 1 for c in _knock_cards(hand, self.knock_limit)):
-            return True
-        return self.config.big_gin_bonus is not None and M.min_deadwood(hand) == 0
+        out = [KNOCK + c for c in _knock_cards(hand, self.knock_limit) if allowed >> c & 1]
+        if self.config.big_gin_bonus is not None and M.min_deadwood(hand) == 0:
+            out.append(BIG_GIN)
+        return out
 
     def scores(self) -> list[int]:
         """Each player's game score so far: the hand's points in hand mode; the running
@@ -515,19 +517,22 @@ class GinState:
         fmt = C.from_mask
         over = self.phase == Phase.GAME_OVER
         is_knocker, is_defender = self.knocker == player, self.knocker == opp
-        laid_out = self.knocker >= 0 and self.phase != Phase.KNOCKER_MELD
-        # The defender sees the knocker's layout; the knocker sees the layoffs only at the end.
-        if is_defender and laid_out or is_knocker and over:
-            shown = self.meld_extents
-        elif is_knocker:
+        # Once knocked, the knocker's hand is face up for the defender (melds declared so far
+        # and the rest); the defender's layoffs are the defender's own until the hand is over.
+        # auto_best picks the knocker's melds knowing the defender's hand, so the knocker
+        # sees that choice only at the end.
+        knocker_sees = is_knocker and (over or self.config.knocker_arrangement == "explicit")
+        if is_defender or is_knocker and over:
+            shown = self.knocker_melds if self.phase == Phase.KNOCKER_MELD else self.meld_extents
+        elif knocker_sees:
             shown = self.knocker_melds
         else:
             shown = []
         covered = 0
         for m in self.knocker_melds:
             covered |= m
-        dead = self.hands[self.knocker] & ~covered if laid_out and (is_knocker or is_defender) else 0
-        mine = self.knocker_melds if is_knocker else self.defender_melds if is_defender else []
+        dead = self.hands[self.knocker] & ~covered if is_defender or knocker_sees else 0
+        mine = self.knocker_melds if knocker_sees else self.defender_melds if is_defender else []
         rel = lambda pair: (pair[player], pair[opp])  # noqa: E731
         return GinView(
             player=player,
@@ -545,7 +550,6 @@ class GinState:
             knock_limit=self.knock_limit,
             multiplier=self.multiplier,
             taken_card=self.taken_card if self.taken_card >= 0 and self.current_player == player else None,
-            must_knock=self.must_knock and self.current_player == player,
             knocker=None if self.knocker < 0 else (0 if self.knocker == player else 1),
             knocker_melds=tuple(tuple(fmt(m)) for m in shown),
             knocker_deadwood=tuple(fmt(dead)),
@@ -583,13 +587,13 @@ class GinState:
             self.phase = Phase.DISCARD
         elif action == TAKE_DISCARD:
             self._take_discard(p)
-            if phase == Phase.LAST_CHANCE:
-                self.must_knock = True
         elif action == PASS:  # only left in LAST_CHANCE: the hand is dead
             self._end_hand(HandResult("dead"))
         elif DISCARD <= action < KNOCK:
             self._discard(p, action - DISCARD)
         elif KNOCK <= action < MELD or action == BIG_GIN:
+            if phase == Phase.LAST_CHANCE:
+                self._take_discard(p)
             self._knock(p, action - KNOCK if action != BIG_GIN else -1)
         elif MELD <= action < LAYOFF:
             meld = M.MELDS[action - MELD]
@@ -630,7 +634,6 @@ class GinState:
 
     def _knock(self, p: int, card: int) -> None:
         self.knocker = p
-        self.must_knock = False
         if card >= 0:
             self.hands[p] ^= 1 << card
             self.known[p] &= ~(1 << card)
@@ -774,8 +777,8 @@ class GinState:
         opponent cards taken from the pile, and a knocker's hand once laid out."""
         opp = 1 - player
         seen = self.hands[player] | self.known[opp] | C.to_mask(self.pile)
-        if self.knocker == opp and self.phase in (Phase.DEFENDER_MELD, Phase.LAYOFF):
-            seen |= self.hands[opp]  # the knocker's layout is face up
+        if self.knocker == opp:
+            seen |= self.hands[opp]  # a knocker's hand is face up from the knock on
         if self.knocker == player and self.knock_card >= 0:
             seen |= 1 << self.knock_card
         return seen
@@ -796,6 +799,11 @@ class GinState:
         if self.knock_card >= 0 and self.knocker == opp:
             new.knock_card = rest.pop()
         new.stock = rest
+        if self.knocker == player and self.phase in (Phase.DEFENDER_MELD, Phase.LAYOFF):
+            new.remaining = new.hands[opp]  # the defence so far is hidden: redealt as if none yet
+            if self.config.knocker_arrangement == "auto_best":  # chosen against the real defender
+                new.knocker_melds = M.merge_runs(new._auto_knocker_melds())
+            new.defender_melds, new.layoffs, new.meld_extents = [], [], list(new.knocker_melds)
         new._legal = None
         return new
 
@@ -807,6 +815,8 @@ class GinState:
             "game": self.config.game,
             "options": dataclasses.asdict(self.config),
             "seed": self.seed,
+            "initial_deck": None if self.initial_deck is None else [fmt(c) for c in self.initial_deck],
+            "first_dealer": self.first_dealer,
             "hand_index": self.hand_index,
             "dealer": self.dealer,
             "phase": self.phase.name,
@@ -818,7 +828,6 @@ class GinState:
             "knock_limit": self.knock_limit,
             "multiplier": self.multiplier,
             "taken_card": fmt(self.taken_card) if self.taken_card >= 0 else None,
-            "must_knock": self.must_knock,
             "known": [[fmt(c) for c in C.from_mask(k)] for k in self.known],
             "discarded": [[fmt(c) for c in C.from_mask(d)] for d in self.discarded],
             "turns": self.turns,
@@ -842,22 +851,31 @@ class GinState:
         """Rebuild a state from ``to_dict`` output (or a hand-written scenario).
 
         Missing keys take the values of a fresh hand: a scenario may give just ``hands``,
-        ``stock``, ``discard_pile``, ``phase``, ``current_player`` and ``dealer``.
+        ``stock``, ``discard_pile``, ``phase``, ``current_player`` and ``dealer`` (and, in
+        Oklahoma, the ``upcard`` that sets the knock limit).
         """
         config = cls.config_class.from_kwargs(**data.get("options", {}))
         state = cls(config, seed=data.get("seed", 0), dealer=data.get("dealer", 0))
         card = C.parse_card
         masks = lambda key: [C.to_mask(C.parse(cs)) for cs in data[key]]  # noqa: E731
         state.hand_index = data.get("hand_index", 0)
+        if data.get("initial_deck") is not None:
+            state.initial_deck = C.check_deck(data["initial_deck"], range(C.NUM_CARDS))
+        state.first_dealer = data.get("first_dealer", state.dealer)
         if "hands" in data:
             state.hands = masks("hands")
             state.stock = [card(c) for c in reversed(data.get("stock", []))]
             state.pile = [card(c) for c in data.get("discard_pile", [])]
         if "upcard" in data:
             state.upcard = card(data["upcard"])
+        elif "hands" in data:
+            if config.variant == "oklahoma" and "knock_limit" not in data:
+                raise ValueError("an Oklahoma scenario needs its 'upcard' (or 'knock_limit' and 'multiplier')")
+            state.upcard = state.pile[0] if state.pile else state.upcard
+        state.knock_limit, state.multiplier = state._stakes(state.upcard)
         state.phase = Phase[data.get("phase", state.phase.name)]
         state.current_player = data.get("current_player", state.current_player)
-        for key in ("knock_limit", "multiplier", "must_knock", "turns", "knocker", "big_gin", "truncated"):
+        for key in ("knock_limit", "multiplier", "turns", "knocker", "big_gin", "truncated"):
             if key in data:
                 setattr(state, key, data[key])
         state.passed = list(data.get("passed", state.passed))
@@ -882,9 +900,11 @@ class GinState:
             raise ValueError("state does not hold each of the 52 cards exactly once (hands, stock, discard pile, knock card)")
 
 
-def replay(config: GinConfig, seed: int, actions: list[int], deck: list[int] | None = None, dealer: int | None = None) -> GinState:
-    """The state reached by ``actions`` from the game seeded ``seed`` (exact replay)."""
-    state = GinState(config, seed, deck, dealer)
+def replay(config: GinConfig, seed: int, actions: list[int], deck: list[int] | None = None,
+           dealer: int | None = None, state_class: type[GinState] = GinState) -> GinState:
+    """The state reached by ``actions`` from the game seeded ``seed`` (exact replay); the
+    deck and first dealer are those given to the game, when they were given."""
+    state = state_class(config, seed, deck, dealer)
     for a in actions:
         state.apply(a)
     return state
