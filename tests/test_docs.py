@@ -1,0 +1,141 @@
+"""docs/gin_rummy.md agrees with the code: observation table, options table, action table,
+and its ``>>>`` examples run as doctests."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import doctest
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from rummy_envs import gin_rummy_v0
+from rummy_envs.games import gin as G
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+GIN_DOC = DOCS / "gin_rummy.md"
+ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "observe_opponent_hand", "num_players")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def markdown_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Every markdown table: (header cells, body rows as cell lists)."""
+    tables = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\s*\|[\s:|-]+\|\s*", lines[i + 1]):
+            header = _cells(lines[i])
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                rows.append(_cells(lines[i]))
+                i += 1
+            tables.append((header, rows))
+        else:
+            i += 1
+    return tables
+
+
+def table(header_start: list[str]) -> list[list[str]]:
+    """Rows of the one table of docs/gin_rummy.md whose header begins with ``header_start``."""
+    found = [rows for header, rows in markdown_tables(GIN_DOC.read_text()) if header[: len(header_start)] == header_start]
+    assert len(found) == 1, f"expected one table headed {header_start}, found {len(found)}"
+    return found[0]
+
+
+def ticked(cell: str) -> str:
+    """The first backticked name in a cell."""
+    match = re.search(r"`([^`]+)`", cell)
+    assert match, f"no backticked name in {cell!r}"
+    return match.group(1)
+
+
+def code_defaults() -> dict[str, object]:
+    defaults = {f.name: f.default for f in dataclasses.fields(G.GinConfig)}
+    signature = inspect.signature(gin_rummy_v0.raw_env.__init__)
+    for name in ENV_OPTIONS:
+        defaults[name] = signature.parameters[name].default
+    return defaults
+
+
+def test_observation_table_matches_layout():
+    rows = table(["segment", "offset", "size", "meaning"])
+    documented = [(ticked(r[0]), int(r[1]), int(r[2])) for r in rows]
+    layout = gin_rummy_v0.raw_env().observation_layout()
+    assert documented == [(s.name, s.offset, s.size) for s in layout.values()]
+
+
+def test_optional_segments_match_layout():
+    rows = table(["optional segment", "when", "size"])
+    sizes = {ticked(r[0]): int(r[2]) for r in rows}
+    base = gin_rummy_v0.raw_env().observation_layout()
+    full = gin_rummy_v0.raw_env(episode="match", observe_opponent_hand=True).observation_layout()
+    extra = [name for name in full if name not in base]
+    assert list(sizes) == extra
+    assert sizes == {name: full[name].size for name in extra}
+    assert list(gin_rummy_v0.raw_env(episode="match").observation_layout())[len(base):] == ["scores"]
+    assert list(gin_rummy_v0.raw_env(observe_opponent_hand=True).observation_layout())[len(base):] == ["opponent_hand"]
+
+
+def test_options_table_names_and_defaults():
+    rows = table(["option", "default", "allowed", "meaning"])
+    documented = {ticked(r[0]): ast.literal_eval(ticked(r[1])) for r in rows}
+    assert len(documented) == len(rows), "an option is documented twice"
+    defaults = code_defaults()
+    assert set(documented) == set(defaults)
+    for name, value in documented.items():
+        assert value == defaults[name] and type(value) is type(defaults[name]), name
+
+
+def test_options_table_choices_are_accepted():
+    """Every quoted choice in the 'allowed' column constructs an env."""
+    for row in table(["option", "default", "allowed", "meaning"]):
+        name = ticked(row[0])
+        for choice in re.findall(r'`("[^"`]*")`', row[2]):
+            gin_rummy_v0.raw_env(**{name: ast.literal_eval(choice)})
+
+
+def test_action_table_matches_constants():
+    rows = table(["action", "ids", "meaning"])
+    ranges = {}
+    for r in rows:
+        bounds = [int(x) for x in re.findall(r"\d+", r[1])]
+        ranges[ticked(r[0])] = (bounds[0], bounds[-1])
+    constants = {name: getattr(G, name) for name in ranges}
+    assert {name: lo for name, (lo, _) in ranges.items()} == constants
+    ends = sorted(ranges.values())
+    assert ends[0][0] == 0 and ends[-1][1] == G.NUM_ACTIONS - 1
+    for (_, hi), (lo, _) in zip(ends, ends[1:]):
+        assert lo == hi + 1, "the documented id ranges must tile the action space"
+    assert set(ranges) == {"DRAW_STOCK", "TAKE_DISCARD", "PASS", "DONE", "BIG_GIN", "DISCARD", "KNOCK", "MELD", "LAYOFF"}
+
+
+def test_documented_sizes():
+    text = GIN_DOC.read_text()
+    env = gin_rummy_v0.raw_env()
+    assert f"Discrete({G.NUM_ACTIONS})" in text
+    assert f"float32[{env.observation_size}]" in text and f"int8[{G.NUM_ACTIONS}]" in text
+    env.reset(seed=0)
+    assert f"{env.state().shape[0]} entries by default" in text
+
+
+@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md"])
+def test_examples_run(doc):
+    """The ``>>>`` examples in the fenced python blocks, run in order with shared names."""
+    text = (DOCS / doc).read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    globs: dict[str, object] = {}
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, globs, f"{doc}[{i}]", doc, 0)
+        runner.run(test, clear_globs=False)
+        globs = test.globs
+    assert runner.failures == 0, f"{runner.failures} failing example(s) in {doc}; run pytest -s to see them"
