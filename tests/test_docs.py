@@ -139,3 +139,31 @@ def test_examples_run(doc):
         runner.run(test, clear_globs=False)
         globs = test.globs
     assert runner.failures == 0, f"{runner.failures} failing example(s) in {doc}; run pytest -s to see them"
+
+
+HOLLYWOOD_DOC = DOCS / "hollywood_gin.md"
+
+
+def test_hollywood_tables_match_the_code():
+    from rummy_envs import hollywood_gin_v0
+    from rummy_envs.games.hollywood import HollywoodConfig
+
+    tables = {tuple(h[:2]): rows for h, rows in markdown_tables(HOLLYWOOD_DOC.read_text())}
+    layout = hollywood_gin_v0.raw_env().observation_layout()
+    sheet = [(s.name, s.offset, s.size) for s in layout.values() if s.name.startswith("sheet_")]
+    assert [(ticked(r[0]), int(r[1]), int(r[2])) for r in tables[("segment", "offset")]] == sheet
+    assert hollywood_gin_v0.raw_env().observation_size == 617
+    assert hollywood_gin_v0.raw_env(observe_opponent_hand=True).observation_size == 669
+    own = {f.name: f.default for f in dataclasses.fields(HollywoodConfig)}
+    gin = {f.name: f.default for f in dataclasses.fields(G.GinConfig)}
+    documented = {ticked(r[0]): ast.literal_eval(ticked(r[1])) for r in tables[("option", "default")]}
+    assert documented == {k: own[k] for k in own if k not in gin}
+    changed = {ticked(r[0]): ast.literal_eval(ticked(r[1])) for r in tables[("option", "Hollywood default")]}
+    assert changed == {k: own[k] for k in gin if own[k] != gin[k]}
+
+
+def test_hollywood_examples_run():
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(HOLLYWOOD_DOC.read_text(), {}, "hollywood_gin.md", str(HOLLYWOOD_DOC), 0)
+    result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
+    assert result.failed == 0 and result.attempted > 0
