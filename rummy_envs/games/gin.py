@@ -568,6 +568,7 @@ class GinState:
                 action, action_to_str(action) if isinstance(action, int) else repr(action),
                 f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
             )
+        action = int(action)
         self.history.append(action)
         self._legal = None
         p = self.current_player
