@@ -140,6 +140,14 @@ def arrangements(mask: int) -> list[tuple[int, tuple[int, ...]]]:
     return out
 
 
+def union(masks: list[int] | tuple[int, ...]) -> int:
+    """The cards of several melds (or any bitmasks) together."""
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
 def is_set(mask: int) -> bool:
     """True for 3 or 4 cards of one rank."""
     cards = from_mask(mask)

@@ -528,10 +528,7 @@ class GinState:
             shown = self.knocker_melds
         else:
             shown = []
-        covered = 0
-        for m in self.knocker_melds:
-            covered |= m
-        dead = self.hands[self.knocker] & ~covered if is_defender or knocker_sees else 0
+        dead = self.hands[self.knocker] & ~M.union(self.knocker_melds) if is_defender or knocker_sees else 0
         mine = self.knocker_melds if knocker_sees else self.defender_melds if is_defender else []
         rel = lambda pair: (pair[player], pair[opp])  # noqa: E731
         return GinView(
@@ -678,10 +675,7 @@ class GinState:
         if self.config.layoff_mode == "explicit":
             self.phase, self.current_player = Phase.DEFENDER_MELD, self.defender
         else:
-            covered = 0
-            for m in self.knocker_melds:
-                covered |= m
-            gin = M.gin_mask_value(self.hands[self.knocker] & ~covered) == 0
+            gin = self._knocker_deadwood() == 0
             _, own, order = _defence(self.remaining, self.knocker_melds, allow_layoffs=not gin)
             self.defender_melds = own
             for card, slot in order:
@@ -698,10 +692,7 @@ class GinState:
             self._settle()
 
     def _knocker_deadwood(self) -> int:
-        covered = 0
-        for m in self.knocker_melds:
-            covered |= m
-        return M.gin_mask_value(self.hands[self.knocker] & ~covered)
+        return M.gin_mask_value(self.hands[self.knocker] & ~M.union(self.knocker_melds))
 
     def _score(self, k: int, d: int) -> tuple[int, int]:
         """(winner, points) of a knock with knocker deadwood k and defender deadwood d."""
@@ -714,15 +705,9 @@ class GinState:
         return self.defender, (k - d + cfg.undercut_bonus) * self.multiplier
 
     def _settle(self) -> None:
-        defender_cards = self.hands[self.defender]
-        own = 0
-        for m in self.defender_melds:
-            own |= m
-        laid = 0
-        for card, _ in self.layoffs:
-            laid |= 1 << card
+        laid = C.to_mask(card for card, _ in self.layoffs)
         k = self._knocker_deadwood()
-        d = M.gin_mask_value(defender_cards & ~own & ~laid)
+        d = M.gin_mask_value(self.hands[self.defender] & ~M.union(self.defender_melds) & ~laid)
         winner, points = self._score(k, d)
         result = HandResult(
             kind=("big_gin" if self.big_gin else "gin") if k == 0 else ("knock" if winner == self.knocker else "undercut"),
