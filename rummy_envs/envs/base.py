@@ -134,6 +134,7 @@ class RummyEnv(AECEnv, ABC):
         self._scores = list(self.game.scores())
         self._hands_seen = len(self.game.hand_results)
         self._after_move()
+        self._accumulate_rewards()  # non-zero only for a state dict that is already over
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]

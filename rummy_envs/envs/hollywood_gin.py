@@ -47,7 +47,8 @@ class HollywoodGinEnv(GinRummyEnv):
         sheet = self.game.match
         info["sheet"] = sheet.to_dict()
         info["column_totals"] = [sheet.settle(c, self.config) for c in range(NUM_COLUMNS)]
-        info["match_winner"] = sheet.winner(self.config) if sheet.is_over() else None
+        match_over = self.config.episode == "match" and self.game.is_terminal()
+        info["match_winner"] = sheet.winner(self.config) if match_over else None
         return info
 
     def _score_lines(self) -> list[str]:

@@ -498,7 +498,7 @@ class GinState:
         totals in match mode, settled with the bonuses once the match ends."""
         if self.config.episode == "match":
             return self.match.scores(self.config)
-        return list(self.hand_results[-1].points) if self.hand_results else [0, 0]
+        return list(self.hand_results[-1].points) if self.is_terminal() and self.hand_results else [0, 0]
 
     def standings(self) -> list[int]:
         """What ranks the players at the end of the episode (larger is better), for
@@ -840,6 +840,9 @@ class GinState:
         ``stock``, ``discard_pile``, ``phase``, ``current_player`` and ``dealer`` (and, in
         Oklahoma, the ``upcard`` that sets the knock limit).
         """
+        game = data.get("game", cls.config_class.game)
+        if game != cls.config_class.game:
+            raise ValueError(f"state dict of game {game!r} given to {cls.__name__} ({cls.config_class.game!r})")
         config = cls.config_class.from_kwargs(**data.get("options", {}))
         state = cls(config, seed=data.get("seed", 0), dealer=data.get("dealer", 0))
         card = C.parse_card
