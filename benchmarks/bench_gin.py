@@ -46,6 +46,7 @@ TARGETS = (
     # (key of the ours row, key of the peer row, minimum ratio ours/peer, description)
     ("env_ours", "env_openspiel", 1.0, "env steps/s >= 1.0x OpenSpiel's loop"),
     ("env_ours", "env_rlcard", 2.0, "env steps/s >= 2x RLCard's env"),
+    ("env_ours_hollywood", "env_openspiel", 1.0, "hollywood env steps/s >= 1.0x OpenSpiel's gin loop"),
     ("dw_meld_ours", "dw_meld_rlcard", 4.0, "deadwood (meld-rich hands, uncached) >= 4x RLCard"),
 )
 
@@ -152,10 +153,10 @@ def measure_group(runners: list[Runner], seconds: float, warmup: float, slices: 
 # --------------------------------------------------------------------------------------
 
 
-def make_ours_env_unit(seed: int):
-    from rummy_envs import gin_rummy_v0
+def make_ours_env_unit(seed: int, game: str = "gin_rummy"):
+    import rummy_envs
 
-    env = gin_rummy_v0.env()
+    env = rummy_envs.ENVS[game].env()
     rng = random.Random(seed)
     choice = rng.choice
     state = {"game": 0}
@@ -576,6 +577,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n[1] environment throughput (uniform-random legal play)")
     env_rows = [
         ("env_ours", "ours gin_rummy_v0.env()", make_ours_env_unit),
+        ("env_ours_hollywood", "ours hollywood_gin_v0.env()",
+         lambda seed: make_ours_env_unit(seed, "hollywood_gin")),
         ("env_openspiel", "OpenSpiel gin_rummy (+obs tensor)", make_openspiel_env_unit),
         ("env_rlcard", "RLCard gin-rummy env", make_rlcard_env_unit),
     ]
@@ -622,7 +625,9 @@ def main(argv: list[str] | None = None) -> int:
             for m in mismatches[:20]:
                 print("  " + m, file=sys.stderr)
 
-    groups = [("env throughput", "env_ours", [k for k, _l, _m in env_rows])]
+    peers = ["env_openspiel", "env_rlcard"]
+    groups = [("env throughput", "env_ours", ["env_ours"] + peers),
+              ("hollywood env throughput", "env_ours_hollywood", ["env_ours_hollywood"] + peers)]
     for name, hands in sets.items():
         print(f"  {set_titles[name]}:")
         rows = [

@@ -19,6 +19,10 @@ class HollywoodGinEnv(GinRummyEnv):
     metadata = {"name": "hollywood_gin_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     state_class = HollywoodState
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._sheet_start = self._off["sheet_scores"]
+
     def _score_parts(self) -> list[tuple[str, int, float, str]]:
         """The sheet, in both episode modes; per column, my value then the opponent's."""
         return [
@@ -30,17 +34,16 @@ class HollywoodGinEnv(GinRummyEnv):
         ]
 
     def _write_scores(self, obs: np.ndarray, player: int) -> None:
-        sheet, off = self.game.match, self._off
-        target, seats = self.config.target_score, (player, 1 - player)
-        values = {
-            "sheet_scores": [sheet.score[p][c] / target for p in seats for c in range(NUM_COLUMNS)],
-            "sheet_entered": [sheet.entered[p][c] for p in seats for c in range(NUM_COLUMNS)],
-            "sheet_closed": [w >= 0 for w in sheet.closed_by],
-            "sheet_column_won": [w == p for p in seats for w in sheet.closed_by],
-            "sheet_hands_won": [sheet.hands[p][c] / 10.0 for p in seats for c in range(NUM_COLUMNS)],
-        }
-        for name, vals in values.items():
-            obs[off[name] : off[name] + len(vals)] = vals
+        sheet = self.game.match
+        target, cols = self.config.target_score, range(NUM_COLUMNS)
+        mine, theirs = player, 1 - player
+        # The five sheet segments are contiguous: one list, one slice assignment.
+        values = [sheet.score[p][c] / target for p in (mine, theirs) for c in cols]
+        values += [sheet.entered[p][c] for p in (mine, theirs) for c in cols]
+        values += [w >= 0 for w in sheet.closed_by]
+        values += [w == p for p in (mine, theirs) for w in sheet.closed_by]
+        values += [sheet.hands[p][c] / 10.0 for p in (mine, theirs) for c in cols]
+        obs[self._sheet_start : self._sheet_start + len(values)] = values
 
     def _hand_info(self, player: int) -> dict[str, Any]:
         info = super()._hand_info(player)
