@@ -19,7 +19,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 import rummy_envs
 from rummy_envs import IllegalActionError, gin_rummy_v0
@@ -28,11 +27,11 @@ from rummy_envs import melds as M
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.games import gin as G
 from rummy_envs.games.gin import GinConfig, GinState, Phase
+from env_contract import pettingzoo_checks
 
 slow = pytest.mark.slow
 AGENTS = ["player_0", "player_1"]
 SHOWDOWN = (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF)
-ignore_unknown_reset_option = pytest.mark.filterwarnings("ignore:ignoring unknown reset option")
 
 # The option sets the brief names; each is an env configuration (rules + env options).
 ENV_OPTION_SETS = {
@@ -292,18 +291,7 @@ def make_env(**options):
 # ---------------------------------------------------------------------------------------
 
 
-@ignore_unknown_reset_option
-@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
-@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_api_test(name):
-    api_test(make_env(**ENV_OPTION_SETS[name]), num_cycles=300)
-
-
-@ignore_unknown_reset_option
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_seed_test(name):
-    seed_test(lambda: make_env(**ENV_OPTION_SETS[name]), num_cycles=300)
+test_api_test, test_seed_test = pettingzoo_checks(make_env, ENV_OPTION_SETS)
 
 
 def test_metadata_and_registry():

@@ -20,7 +20,6 @@ import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 import rummy_envs
 from rummy_envs import IllegalActionError, hollywood_gin_v0
@@ -43,9 +42,9 @@ from test_gin_env import (
     step_bound,
     uniform,
 )
+from env_contract import pettingzoo_checks
 
 slow = pytest.mark.slow
-ignore_unknown_reset_option = pytest.mark.filterwarnings("ignore:ignoring unknown reset option")
 COLS = range(NUM_COLUMNS)
 ENV_KEYS = {"render_mode", "reward", "reward_scale", "illegal_action", "observe_opponent_hand"}
 
@@ -405,18 +404,7 @@ def snapshots(rules: dict, games: int, seed: int, every: float = 0.1, per_game: 
 # ---------------------------------------------------------------------------------------
 
 
-@ignore_unknown_reset_option
-@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
-@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_api_test(name):
-    api_test(make_env(**ENV_OPTION_SETS[name]), num_cycles=300)
-
-
-@ignore_unknown_reset_option
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_seed_test(name):
-    seed_test(lambda: make_env(**ENV_OPTION_SETS[name]), num_cycles=300)
+test_api_test, test_seed_test = pettingzoo_checks(make_env, ENV_OPTION_SETS)
 
 
 def test_metadata_registry_and_layout():
