@@ -74,22 +74,26 @@ def random_hand(min_size: int, max_size: int | None = None, exclude=()):
 
 
 @st.composite
+def random_meld(draw, max_run: int) -> list[int]:
+    """One run (3..max_run cards of a suit) or one set (3 or 4 cards of a rank)."""
+    if draw(st.booleans()):
+        suit = draw(st.integers(0, 3))
+        length = draw(st.integers(3, max_run))
+        start = draw(st.integers(0, 13 - length))
+        return [suit * 13 + r for r in range(start, start + length)]
+    rank = draw(st.integers(0, 12))
+    size = draw(st.integers(3, 4))
+    return [s * 13 + rank for s in draw(st.permutations(range(4)))[:size]]
+
+
+@st.composite
 def meld_pieces(draw, max_melds: int = 4, exclude=()):
     """Cards of a few random runs (length 3..7) and sets (3 or 4 cards), possibly
     overlapping each other (so the solver must choose), in draw order."""
     excluded = set(exclude)
     cards: list[int] = []
     for _ in range(draw(st.integers(1, max_melds))):
-        if draw(st.booleans()):
-            suit = draw(st.integers(0, 3))
-            length = draw(st.integers(3, 7))
-            start = draw(st.integers(0, 13 - length))
-            piece = [suit * 13 + r for r in range(start, start + length)]
-        else:
-            rank = draw(st.integers(0, 12))
-            size = draw(st.integers(3, 4))
-            suits = draw(st.permutations(range(4)))[:size]
-            piece = [s * 13 + rank for s in suits]
+        piece = draw(random_meld(max_run=7))
         cards.extend(c for c in piece if c not in excluded and c not in cards)
     return cards
 
@@ -133,15 +137,7 @@ def layoff_case_adjacent(draw):
     used: set[int] = set()
     knocker_melds: list[list[int]] = []
     for _ in range(draw(st.integers(1, 3))):
-        if draw(st.booleans()):
-            suit = draw(st.integers(0, 3))
-            length = draw(st.integers(3, 5))
-            start = draw(st.integers(0, 13 - length))
-            meld = [suit * 13 + r for r in range(start, start + length)]
-        else:
-            rank = draw(st.integers(0, 12))
-            size = draw(st.integers(3, 4))
-            meld = [s * 13 + rank for s in draw(st.permutations(range(4)))[:size]]
+        meld = draw(random_meld(max_run=5))
         if used & set(meld) or len(used) + len(meld) > 10:
             continue
         used |= set(meld)
