@@ -133,6 +133,7 @@ class RummyEnv(AECEnv, ABC):
         self.infos = {a: {} for a in self.agents}
         self._scores = list(self.game.scores())
         self._hands_seen = len(self.game.hand_results)
+        self.agent_selection = self.possible_agents[max(self.game.current_player, 0)]
         self._after_move()
         self._accumulate_rewards()  # non-zero only for a state dict that is already over
 
