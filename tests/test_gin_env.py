@@ -1243,3 +1243,19 @@ def test_dead_steps_empty_agents(options):
             seen.append(agent)
             env.step(None)
         assert sorted(seen) == AGENTS and env.agents == []
+
+
+def test_reset_from_a_finished_state_dict_only_dead_steps():
+    rng = random.Random(3)
+    state = GinState(GinConfig(), seed=5)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    env = make_env()
+    env.reset(options={"state": state.to_dict()})
+    steps = 0
+    for _agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        assert term or trunc
+        env.step(None)
+        steps += 1
+    assert steps == 2 and env.agents == []
