@@ -112,11 +112,6 @@ def from_mask(mask: int) -> list[int]:
     ]
 
 
-def popcount(mask: int) -> int:
-    """Number of cards in a bitmask."""
-    return mask.bit_count()
-
-
 def deck(num_decks: int = 1, num_jokers: int = 0) -> list[int]:
     """An ordered deck: ``num_decks`` copies of the 52 cards, then the jokers (id 52)."""
     return [c for _ in range(num_decks) for c in range(NUM_CARDS)] + [JOKER] * num_jokers

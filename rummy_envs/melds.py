@@ -52,7 +52,7 @@ def gin_mask_value(mask: int) -> int:
     )
 
 
-MELD_VALUE: tuple[int, ...] = tuple(gin_mask_value(m) for m in MELDS)
+_MELD_VALUE = {m: gin_mask_value(m) for m in MELDS}
 
 
 def _runs_in_row(row: int) -> tuple[int, ...]:
@@ -100,7 +100,7 @@ def _best_from(melds: list[int], start: int, avail: int) -> int:
     for i in range(start, len(melds)):
         m = melds[i]
         if m & avail == m:
-            v = gin_mask_value(m) + _best_from(melds, i + 1, avail ^ m)
+            v = _MELD_VALUE[m] + _best_from(melds, i + 1, avail ^ m)
             if v > best:
                 best = v
     return best
