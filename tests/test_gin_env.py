@@ -46,12 +46,9 @@ ENV_OPTION_SETS = {
 
 # Engine rule sets: the rules parts of the option sets above, plus combinations that reach
 # the rarer code paths (explicit showdown in a match, re-discards, other dealers, caps).
+ENV_ONLY = {"reward", "observe_opponent_hand"}
 RULE_SETS = {
-    "default": {},
-    "match": {"episode": "match"},
-    "explicit": {"layoff_mode": "explicit", "knocker_arrangement": "explicit"},
-    "oklahoma": {"variant": "oklahoma"},
-    "last_chance_big_gin": {"stock_end_rule": "opponent_last_chance", "big_gin_bonus": 31},
+    **{name: options for name, options in ENV_OPTION_SETS.items() if not ENV_ONLY & set(options)},
     "explicit_oklahoma_match": {"layoff_mode": "explicit", "knocker_arrangement": "explicit", "variant": "oklahoma",
                                 "episode": "match", "big_gin_bonus": 31},
     "variety_match": {"episode": "match", "allow_rediscard_taken_card": True, "undercut_on_tie": False,

@@ -14,24 +14,14 @@ from rummy_envs.cards import format as format_cards
 from rummy_envs.cards import parse
 from rummy_envs.games.gin import best_arrangement, best_layoffs, deadwood, knock_discards
 
-try:  # tests/ is a rootdir-style folder (no __init__.py) ...
-    from gin_oracle import (
-        can_lay_off,
-        hand_value,
-        is_meld,
-        oracle_deadwood,
-        oracle_defender_deadwood,
-        oracle_knock_discards,
-    )
-except ImportError:  # ... or a package
-    from tests.gin_oracle import (
-        can_lay_off,
-        hand_value,
-        is_meld,
-        oracle_deadwood,
-        oracle_defender_deadwood,
-        oracle_knock_discards,
-    )
+from gin_oracle import (
+    can_lay_off,
+    hand_value,
+    is_meld,
+    oracle_deadwood,
+    oracle_defender_deadwood,
+    oracle_knock_discards,
+)
 
 KNOCK_LIMITS = (0, 1, 7, 10)
 SLOW_EXAMPLES = 3000
