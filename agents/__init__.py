@@ -1,5 +1,8 @@
 """Agents that play any rummy-envs game through its observation, mask and player view."""
 
-from agents.base import Agent, RandomAgent, make_agent, registered_agents
+from agents import gin
+from agents.base import Agent, RandomAgent, make_agent, register, registered_agents
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "registered_agents"]
+register("novice", gin.GIN_GAMES, gin.GinNoviceAgent)
+
+__all__ = ["Agent", "RandomAgent", "make_agent", "register", "registered_agents"]

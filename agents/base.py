@@ -40,16 +40,32 @@ class RandomAgent:
         return int(legal[self.rng.integers(legal.size)])
 
 
-_REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+AgentFactory = Callable[..., Agent]
+_REGISTRY: dict[str, dict[str, AgentFactory]] = {}
+ANY_GAME = "*"
 
 
-def registered_agents() -> list[str]:
-    """Names ``make_agent`` accepts."""
-    return sorted(_REGISTRY)
+def register(name: str, games: tuple[str, ...] | str, factory: AgentFactory) -> None:
+    """Make ``make_agent(name, game)`` build ``factory(game=game, seed=seed)`` for these games
+    (``ANY_GAME`` for all)."""
+    for game in (games,) if isinstance(games, str) else games:
+        _REGISTRY.setdefault(name, {})[game] = factory
+
+
+def registered_agents(game: str | None = None) -> list[str]:
+    """Names ``make_agent`` accepts (for ``game`` only, when given)."""
+    return sorted(n for n, by_game in _REGISTRY.items() if game is None or game in by_game or ANY_GAME in by_game)
 
 
 def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
-    """Build an agent by registry name for a game (``"random"``)."""
-    if name not in _REGISTRY:
+    """Build an agent by registry name (``random``, ``novice``, ``heuristic``) for a game."""
+    by_game = _REGISTRY.get(name)
+    if by_game is None:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(registered_agents())}")
-    return _REGISTRY[name](game=game, seed=seed)
+    factory = by_game.get(game, by_game.get(ANY_GAME))
+    if factory is None:
+        raise ValueError(f"agent {name!r} has no player for game {game!r}; it plays: {', '.join(sorted(by_game))}")
+    return factory(game=game, seed=seed)
+
+
+register("random", ANY_GAME, RandomAgent)
