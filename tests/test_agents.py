@@ -1,0 +1,145 @@
+"""Every registered agent of every game: legal moves only, blind to hidden cards, and
+reproducible from its seed. New games and agents are picked up from the registry."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+import rummy_envs
+from agents import RandomAgent, make_agent, registered_agents
+
+# Option sets that reach every phase an agent must handle (showdowns played as actions,
+# the 50th-card chance, Oklahoma stakes, big gin, matches).
+OPTION_SETS = {
+    "gin_rummy": [
+        {},
+        {"knocker_arrangement": "explicit", "layoff_mode": "explicit", "stock_end_rule": "opponent_last_chance"},
+        {"variant": "oklahoma", "big_gin_bonus": 31, "allow_rediscard_taken_card": True},
+        {"episode": "match", "target_score": 60, "max_hands_per_match": 4},
+    ],
+    "hollywood_gin": [
+        {},
+        {"knocker_arrangement": "explicit", "layoff_mode": "explicit"},
+        {"episode": "match", "target_score": 40, "max_hands_per_match": 4},
+    ],
+}
+CASES = [(game, name, i) for game in OPTION_SETS for name in registered_agents(game)
+         for i in range(len(OPTION_SETS[game]))]
+
+
+def test_every_game_with_agents_has_random_and_novice():
+    assert set(OPTION_SETS) <= set(rummy_envs.ENVS)
+    for game in OPTION_SETS:
+        assert {"random", "novice"} <= set(registered_agents(game))
+
+
+def play(game, options, seat_agents, seed, on_decision=None):
+    """One episode; ``on_decision(env, agent_name, player, obs, action)`` sees every move."""
+    env = rummy_envs.ENVS[game].raw_env(**options)
+    env.reset(seed=seed)
+    for a in seat_agents:
+        a.reset()
+    actions = []
+    while env.agents:
+        name = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        player = seat_agents[env.agent_name_mapping[name]]
+        memory = copy.deepcopy(player) if on_decision else None
+        action = player.act(obs["observation"], obs["action_mask"], env.player_view(name))
+        assert obs["action_mask"][action] == 1, f"{player.name} picked masked action {env.action_to_str(action)}"
+        if on_decision:
+            on_decision(env, name, memory, obs, action)
+        actions.append(action)
+        env.step(action)
+    return actions
+
+
+@pytest.mark.parametrize(("game", "name", "option_set"), CASES)
+def test_agents_pick_only_legal_actions(game, name, option_set):
+    options = OPTION_SETS[game][option_set]
+    games = 12 if options.get("episode") == "match" else 60
+    for seed in range(games):
+        rivals = [make_agent(name, game, seed), make_agent(registered_agents(game)[seed % len(registered_agents(game))], game, seed)]
+        play(game, options, rivals if seed % 2 else rivals[::-1], seed)
+
+
+def blind_check(game, options, agents_by_seat, seeds):
+    """Play ``seeds`` games; at every decision a copy of the mover (same memory), shown the
+    same seat of a redealt world (every card hidden from that player swapped at random),
+    must pick the same action. Returns the number of decisions checked."""
+    rng = random.Random(0)
+    checked = 0
+
+    def same_in_redealt_world(env, agent_name, memory, obs, action):
+        nonlocal checked
+        player = env.agent_name_mapping[agent_name]
+        other = rummy_envs.ENVS[game].raw_env(**options)
+        other.reset(options={"state": env.game.sample_determinization(player, rng).to_dict()})
+        other_obs = other.observe(agent_name)
+        Peeker.world = other
+        redealt_action = memory.act(other_obs["observation"], other_obs["action_mask"], other.player_view(agent_name))
+        Peeker.world = env
+        assert redealt_action == action, f"{memory.name} changed its move when hidden cards changed"
+        checked += 1
+
+    for seed in seeds:
+        play(game, options, agents_by_seat(seed), seed, same_in_redealt_world)
+    return checked
+
+
+@pytest.mark.parametrize(("game", "name", "option_set"), CASES)
+def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
+    options = OPTION_SETS[game][option_set]
+    seeds = range(3 if options.get("episode") == "match" else 8)
+    checked = blind_check(game, options, lambda seed: [make_agent(name, game, seed), make_agent(name, game, seed + 1)], seeds)
+    assert checked > 50
+
+
+@pytest.mark.parametrize(("game", "name"), sorted({(game, name) for game, name, _ in CASES}))
+def test_agents_are_reproducible_from_their_seed(game, name):
+    runs = [play(game, {}, [make_agent(name, game, 3), make_agent(name, game, 4)], seed=11) for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+class Peeker(RandomAgent):
+    """A cheat that reads the opponent's hand from the env it is acting in."""
+
+    name = "peeker"
+    world = None
+
+    def act(self, observation, action_mask, view=None):
+        legal = sorted(view.legal_actions)
+        return legal[Peeker.world.game.hands[1 - view.player] % len(legal)]
+
+
+def test_a_peeking_agent_is_caught():
+    """The hidden-card check can fail: an agent that looks at hidden cards is detected."""
+
+    def peekers(seed):
+        Peeker.world = None
+        return [Peeker(seed=seed), Peeker(seed=seed + 1)]
+
+    original_reset = rummy_envs.ENVS["gin_rummy"].raw_env.reset
+
+    def reset_and_track(env, *args, **kwargs):
+        original_reset(env, *args, **kwargs)
+        if Peeker.world is None:
+            Peeker.world = env
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rummy_envs.ENVS["gin_rummy"].raw_env, "reset", reset_and_track)
+        with pytest.raises(AssertionError, match="changed its move"):
+            blind_check("gin_rummy", {}, peekers, range(3))
+
+
+def test_unknown_agents_and_games_are_named():
+    with pytest.raises(ValueError, match="grandmaster"):
+        make_agent("grandmaster", "gin_rummy")
+    with pytest.raises(ValueError, match="poker"):
+        make_agent("novice", "poker")
