@@ -1,4 +1,4 @@
-"""Gin rummy speed against peers (RLCard, OpenSpiel), reported as ratios.
+"""Gin rummy speed against peers (RLCard, OpenSpiel), and Rummy 500's against gin's, reported as ratios.
 
 Run from the repository root::
 
@@ -12,10 +12,14 @@ Measurements (each runs for a fixed time budget after a short warm-up, timed wit
    is inside the timed loop): ours (PettingZoo AEC ``gin_rummy_v0.env()``), OpenSpiel's
    ``gin_rummy`` game with the observation tensor built at every decision, RLCard's
    ``gin-rummy`` env.
+   ``rummy500_v0.env()`` with 2 and 4 players runs in the same interleaved group, so its
+   ratio to gin's figure is measured under the same load.
 2. Minimum deadwood of 10-card hands, in calls per second, on two fixed hand sets (random
    hands and meld-rich hands): ours (``rummy_envs.games.gin.deadwood``, uncached and cached),
    RLCard (``get_best_meld_clusters`` + ``get_deadwood_count``), OpenSpiel
    (``GinRummyUtils.min_deadwood``). All three must agree on every hand before timing.
+3. Rummy 500: the cost of the exact mask of the micro-actions (the engine's legal actions,
+   computed fresh) per decision, and a profile of where a random-play step spends its time.
 
 The results are printed and written as Markdown to ``--out``. Not run in CI.
 """
@@ -48,7 +52,9 @@ TARGETS = (
     ("env_ours", "env_rlcard", 2.0, "env steps/s >= 2x RLCard's env"),
     ("env_ours_hollywood", "env_openspiel", 1.0, "hollywood env steps/s >= 1.0x OpenSpiel's gin loop"),
     ("dw_meld_ours", "dw_meld_rlcard", 4.0, "deadwood (meld-rich hands, uncached) >= 4x RLCard"),
+    ("env_ours_rummy500_2p", "env_ours", 0.5, "rummy500 2-player env steps/s >= 0.5x gin's"),
 )
+RUMMY500_PLAYERS = (2, 4)
 
 
 # --------------------------------------------------------------------------------------
@@ -153,10 +159,10 @@ def measure_group(runners: list[Runner], seconds: float, warmup: float, slices: 
 # --------------------------------------------------------------------------------------
 
 
-def make_ours_env_unit(seed: int, game: str = "gin_rummy"):
+def make_ours_env_unit(seed: int, game: str = "gin_rummy", **options):
     import rummy_envs
 
-    env = rummy_envs.ENVS[game].env()
+    env = rummy_envs.ENVS[game].env(**options)
     rng = random.Random(seed)
     choice = rng.choice
     state = {"game": 0}
@@ -233,6 +239,81 @@ def make_rlcard_env_unit(seed: int):
         return steps
 
     return play_one_game, None
+
+
+def rummy500_states(seed: int, players: int, decisions: int) -> list:
+    """Engine states of uniform-random Rummy 500 games, one per decision, each cloned
+    before its legal actions were computed (so a clone of it computes them afresh)."""
+    from rummy_envs.games import rummy500 as R
+
+    rng = random.Random(seed)
+    config = R.Rummy500Config(num_players=players)
+    out: list = []
+    game = 0
+    while len(out) < decisions:
+        state = R.Rummy500State(config, seed + game)
+        game += 1
+        while not state.is_terminal() and len(out) < decisions:
+            out.append(state.clone())
+            state.apply(rng.choice(state.legal_actions()))
+    return out
+
+
+def make_rummy500_mask_unit(seed: int, players: int, chunk: int = 200):
+    """A unit computes the legal actions of ``chunk`` decisions from scratch; fresh clones
+    are made (untimed) before each unit."""
+    states = rummy500_states(seed, players, 20 * chunk)
+    chunks = [states[i:i + chunk] for i in range(0, len(states), chunk)]
+    work = {"next": 0, "fresh": []}
+
+    def before() -> None:
+        work["fresh"] = [s.clone() for s in chunks[work["next"]]]
+        work["next"] = (work["next"] + 1) % len(chunks)
+
+    def unit() -> int:
+        for state in work["fresh"]:
+            state.legal_actions()
+        return len(work["fresh"])
+
+    return unit, before
+
+
+PROFILE_PARTS = (
+    # (part, files and functions whose own time counts for it)
+    ("mask (legal actions)", ("games/rummy500.py", ("_compute_legal", "_draw_actions", "_meld_actions", "_shapes",
+                                                   "_coverings", "_commit_ok", "_take_ok", "_placeable", "_after",
+                                                   "legal_actions", "_new_sequences_in"))),
+    ("engine apply", ("games/rummy500.py", None)),
+    ("observation encoding", ("envs/rummy500.py", None)),
+    ("bits to floats", ("envs/base.py", ("bits_to_array",))),
+)
+
+
+def profile_rummy500(seed: int, seconds: float) -> tuple[dict[str, float], int]:
+    """Shares of a random-play step's time (2 players, own time per function under cProfile,
+    so the shares, not the rates, are meaningful) and the decisions profiled."""
+    import cProfile
+    import pstats
+
+    unit, _ = make_ours_env_unit(seed, "rummy500")
+    profiler = cProfile.Profile()
+    decisions = 0
+    end = time.perf_counter() + seconds
+    profiler.enable()
+    while time.perf_counter() < end:
+        decisions += unit()
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(row[2] for row in stats.values())
+    shares = dict.fromkeys([part for part, _ in PROFILE_PARTS] + ["PettingZoo API, rewards, numpy mask"], 0.0)
+    for (path, _line, name), row in stats.items():
+        for part, (suffix, names) in PROFILE_PARTS:
+            if path.replace(os.sep, "/").endswith(suffix) and (names is None or name in names):
+                shares[part] += row[2]
+                break
+        else:
+            shares["PettingZoo API, rewards, numpy mask"] += row[2]
+    return {part: t / total for part, t in shares.items()}, decisions
 
 
 # --------------------------------------------------------------------------------------
@@ -447,10 +528,33 @@ def ratio(rates: dict[str, Rate], ours: str, peer: str) -> float | None:
     return a.rate / b.rate
 
 
+def rummy500_section(rates: dict[str, Rate], profile: tuple[dict[str, float], int] | None) -> list[str]:
+    """The Rummy 500 part of the report: steps/s against gin's figure of the same run, the
+    mask cost per decision and the profile's shares."""
+    lines = ["", "## Rummy 500", "",
+             "| measurement | players | rate | unit | / gin env steps/s | notes |", "|---|---:|---:|---|---:|---|"]
+    for players in RUMMY500_PLAYERS:
+        r = rates[f"env_ours_rummy500_{players}p"]
+        x = ratio(rates, r.key, "env_ours")
+        notes = "; ".join(f"{k} {v}" for k, v in r.extra.items())
+        lines.append(f"| env throughput | {players} | {fmt_rate(r)} | {r.unit} | "
+                     f"{'n/a' if x is None else f'{x:.2f}x'} | {notes} |")
+    for players in RUMMY500_PLAYERS:
+        r = rates[f"mask_rummy500_{players}p"]
+        notes = "; ".join(f"{k} {v}" for k, v in r.extra.items())
+        lines.append(f"| mask of a decision, computed fresh | {players} | {fmt_rate(r)} | {r.unit} |  | {notes} |")
+    if profile is not None:
+        shares, decisions = profile
+        lines += ["", f"Where a 2-player random-play step spends its time (cProfile own time over {decisions:,} "
+                      "decisions; shares only, as profiling slows everything):", ""]
+        lines += [f"- {part}: {share:.0%}" for part, share in shares.items()]
+    return lines
+
+
 def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[str], started: str,
-                 compared: list[str]) -> str:
+                 compared: list[str], profile: tuple[dict[str, float], int] | None = None) -> str:
     lines = [
-        "# Gin rummy benchmark",
+        "# Gin rummy and Rummy 500 benchmark",
         "",
         f"Generated by `python -m benchmarks.bench_gin --seconds {args.seconds:g}` on {started}.",
         "Not run in CI; `pip install -e \".[bench]\"` installs the peers.",
@@ -472,6 +576,7 @@ def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[st
             rel = rel_text(rates, ours_key, key)
             notes = "; ".join(f"{k} {v}" for k, v in r.extra.items())
             lines.append(f"| {title} | {r.label} | {fmt_rate(r)} | {r.unit} | {rel} | {notes} |")
+    lines += rummy500_section(rates, profile)
     lines += ["", "## Targets", "", "| target | ratio | met |", "|---|---:|---|"]
     for ours_key, peer_key, need, text in TARGETS:
         x = ratio(rates, ours_key, peer_key)
@@ -511,7 +616,11 @@ def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[st
         "`env.last()` every iteration, action from `obs[\"action_mask\"].nonzero()[0]`. OpenSpiel: "
         "`pyspiel.load_game(\"gin_rummy\")`, `np.asarray(state.observation_tensor(), np.float32)` at every "
         "decision, chance nodes sampled from `state.chance_outcomes()` (uniform, checked). RLCard: "
-        "`rlcard.make(\"gin-rummy\")`, choice over `state[\"legal_actions\"]` keys until `env.is_over()`.",
+        "`rlcard.make(\"gin-rummy\")`, choice over `state[\"legal_actions\"]` keys until `env.is_over()`. "
+        "Rummy 500: `rummy500_v0.env(num_players=2 or 4)`, driven exactly like ours gin, in the same interleaved group.",
+        "- Rummy 500 mask: engine states of uniform-random games are cloned before their legal actions are computed; "
+        "each timed unit computes the legal actions of 200 such states from scratch (fresh clones made untimed). "
+        "The share of a step is that time per decision over the env's time per decision.",
         f"- Deadwood: two fixed sets of {args.hands} distinct 10-card hands (seed {args.seed}): uniformly random "
         "hands, and meld-rich hands (2-3 disjoint random runs of 3-5 / sets of 3-4, then random filler). Cards "
         "are converted to each library's representation before timing. Ours uncached: "
@@ -581,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
          lambda seed: make_ours_env_unit(seed, "hollywood_gin")),
         ("env_openspiel", "OpenSpiel gin_rummy (+obs tensor)", make_openspiel_env_unit),
         ("env_rlcard", "RLCard gin-rummy env", make_rlcard_env_unit),
+        *[(f"env_ours_rummy500_{n}p", f"ours rummy500_v0.env() {n} players",
+           lambda seed, n=n: make_ours_env_unit(seed, "rummy500", num_players=n)) for n in RUMMY500_PLAYERS],
     ]
     runners = [Runner(Rate(key, label, "steps/s"), lambda maker=maker: maker(args.seed)) for key, label, maker in env_rows]
     measure_group(runners, seconds, warmup, args.slices)
@@ -663,9 +774,29 @@ def main(argv: list[str] | None = None) -> int:
         order = [f"dw_{name}_ours", f"dw_{name}_ours_cached", f"dw_{name}_rlcard", f"dw_{name}_openspiel"]
         groups.append((f"deadwood, {set_titles[name]}", f"dw_{name}_ours", order))
 
-    # 3. report --------------------------------------------------------------------
+    # 3. Rummy 500: the mask's cost and the profile ------------------------------
+    print("\n[3] rummy500: the mask of a decision, computed fresh")
+    mask_runners = [Runner(Rate(f"mask_rummy500_{n}p", f"rummy500 mask, {n} players", "masks/s"),
+                           lambda n=n: make_rummy500_mask_unit(args.seed, n)) for n in RUMMY500_PLAYERS]
+    measure_group(mask_runners, seconds, warmup, args.slices)
+    for r in mask_runners:
+        rate, env_rate = r.rate, rates[f"env_ours_{r.rate.key.removeprefix('mask_')}"]
+        rates[rate.key] = rate
+        if rate.rate is not None:
+            rate.extra["us per decision"] = f"{1e6 / rate.rate:.1f}"
+            if env_rate.rate is not None:
+                rate.extra["share of an env step"] = f"{env_rate.rate / rate.rate:.0%}"
+    profile = None
+    try:
+        profile = profile_rummy500(args.seed, seconds)
+        for part, share in profile[0].items():
+            print(f"  {part:<40} {share:.0%}")
+    except Exception:  # noqa: BLE001 - the profile must not hide the figures
+        print("  rummy500 profile: ERROR\n" + traceback.format_exc(), file=sys.stderr)
+
+    # 4. report --------------------------------------------------------------------
     print_table(rates, groups)
-    report = build_report(args, info, rates, groups, mismatches, started, list(impls))
+    report = build_report(args, info, rates, groups, mismatches, started, list(impls), profile)
     out_dir = os.path.dirname(args.out)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)

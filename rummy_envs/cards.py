@@ -7,8 +7,9 @@ bit ``c`` is set when card ``c`` is present (fast subset tests for meld search).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 NUM_RANKS = 13
 NUM_SUITS = 4
@@ -130,3 +131,46 @@ def check_deck(order: Iterable[int | str], expected: Iterable[int]) -> list[int]
             f"extra: {format(extra) or 'none'}, missing: {format(missing) or 'none'}"
         )
     return cards
+
+
+# ----------------------------------------------------------------------------------------
+# Hash-driven shuffles: the same order in any language, process or numpy version.
+
+HASH_SHUFFLE_VERSION = "v1"
+
+
+def hash_words(key: str) -> Iterator[int]:
+    """Unsigned 64-bit words from SHA-256: the digest of ``f"{key}|{k}"`` (UTF-8) for
+    k = 0, 1, 2, ... gives four words each, read big-endian in order."""
+    k = 0
+    while True:
+        digest = hashlib.sha256(f"{key}|{k}".encode()).digest()
+        for start in range(0, 32, 8):
+            yield int.from_bytes(digest[start:start + 8], "big")
+        k += 1
+
+
+def hash_below(words: Iterator[int], bound: int) -> int:
+    """A uniform integer in [0, bound) from a word stream: words at or above the largest
+    multiple of ``bound`` below 2**64 are skipped (no modulo bias), then ``word % bound``."""
+    limit = (1 << 64) - (1 << 64) % bound
+    while True:
+        word = next(words)
+        if word < limit:
+            return word % bound
+
+
+def hash_shuffle(items: list, key: str) -> list:
+    """A copy of ``items`` in Fisher-Yates order driven by ``hash_words(key)``: for i from
+    len - 1 down to 1, swap positions i and ``hash_below(words, i + 1)``."""
+    out = list(items)
+    words = hash_words(key)
+    for i in range(len(out) - 1, 0, -1):
+        j = hash_below(words, i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def daily_key(game: str, date: str, salt: str, label: str | int) -> str:
+    """The versioned string a daily deal hashes: ``"v1|<game>|<YYYY-MM-DD>|<salt>|<label>"``."""
+    return f"{HASH_SHUFFLE_VERSION}|{game}|{date}|{salt}|{label}"

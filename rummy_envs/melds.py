@@ -224,4 +224,30 @@ def layoff_closure(cards: int, melds: list[int] | tuple[int, ...]) -> tuple[int,
     return laid, order
 
 
+# ----------------------------------------------------------------------------------------
+# Sequences whose ace is low or high (never both): positions 0..13, position 0 the low ace,
+# 1..12 the ranks 2..K, position 13 the high ace. K-A-2 never forms: no interval wraps.
+
+NUM_POSITIONS = 14
+
+
+def position_ranks(lo: int, hi: int) -> int:
+    """The 13-bit rank row (bit 0 = ace) of sequence positions lo..hi."""
+    span = (1 << (hi + 1)) - (1 << lo)
+    return (span & ROW_MASK) | span >> NUM_RANKS
+
+
+SEQUENCE_INTERVALS: tuple[tuple[int, int, int], ...] = tuple(
+    (lo, hi, position_ranks(lo, hi))
+    for lo in range(NUM_POSITIONS) for hi in range(lo + 2, NUM_POSITIONS) if hi - lo < NUM_RANKS
+)
+"""Every ``(lo, hi, ranks)`` of a sequence of 3 to 13 positions."""
+
+
+@lru_cache(maxsize=None)
+def sequences_in_row(row: int) -> tuple[tuple[int, int, int], ...]:
+    """The ``SEQUENCE_INTERVALS`` whose ranks all lie in the 13-bit rank row ``row``."""
+    return tuple(entry for entry in SEQUENCE_INTERVALS if entry[2] & row == entry[2])
+
+
 assert NUM_MELDS == 185 and max(MELDS) < 1 << NUM_CARDS

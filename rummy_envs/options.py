@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from typing import Any
 
 
@@ -23,6 +24,23 @@ def check_bool(name: str, value: Any) -> None:
     """ValueError naming the option unless ``value`` is a bool."""
     if not isinstance(value, bool):
         raise ValueError(f"option {name}={value!r} is invalid; expected True or False")
+
+
+def check_date(name: str, value: Any) -> None:
+    """ValueError naming the option unless ``value`` is a ``"YYYY-MM-DD"`` calendar date."""
+    try:
+        valid = isinstance(value, str) and datetime.date.fromisoformat(value).isoformat() == value
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ValueError(f"option {name}={value!r} is invalid; expected a date written YYYY-MM-DD")
+
+
+def check_text(name: str, value: Any, forbidden: str = "") -> None:
+    """ValueError naming the option unless ``value`` is a str free of the ``forbidden`` characters."""
+    if not isinstance(value, str) or any(ch in value for ch in forbidden):
+        extra = f" without {', '.join(map(repr, forbidden))}" if forbidden else ""
+        raise ValueError(f"option {name}={value!r} is invalid; expected a string{extra}")
 
 
 def build(config_class: type, kwargs: dict[str, Any], what: str) -> Any:

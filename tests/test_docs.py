@@ -1,5 +1,6 @@
-"""docs/gin_rummy.md agrees with the code: observation table, options table, action table,
-and its ``>>>`` examples run as doctests."""
+"""The docs agree with the code: docs/gin_rummy.md and docs/rummy500.md (observation,
+options, action, phase and info tables, documented sizes) and docs/hollywood_gin.md, and
+their ``>>>`` examples run as doctests."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rummy_envs import gin_rummy_v0
+from rummy_envs import gin_rummy_v0, rummy500_v0
 from rummy_envs.games import gin as G
+from rummy_envs.games import rummy500 as R
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GIN_DOC = DOCS / "gin_rummy.md"
@@ -43,9 +45,9 @@ def markdown_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
     return tables
 
 
-def table(header_start: list[str]) -> list[list[str]]:
-    """Rows of the one table of docs/gin_rummy.md whose header begins with ``header_start``."""
-    found = [rows for header, rows in markdown_tables(GIN_DOC.read_text()) if header[: len(header_start)] == header_start]
+def table(header_start: list[str], doc: Path = GIN_DOC) -> list[list[str]]:
+    """Rows of the one table of ``doc`` whose header begins with ``header_start``."""
+    found = [rows for header, rows in markdown_tables(doc.read_text()) if header[: len(header_start)] == header_start]
     assert len(found) == 1, f"expected one table headed {header_start}, found {len(found)}"
     return found[0]
 
@@ -126,7 +128,7 @@ def test_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
 
 
-@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md"])
+@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples in the fenced python blocks, run in order with shared names."""
     text = (DOCS / doc).read_text()
@@ -167,3 +169,64 @@ def test_hollywood_examples_run():
     test = parser.get_doctest(HOLLYWOOD_DOC.read_text(), {}, "hollywood_gin.md", str(HOLLYWOOD_DOC), 0)
     result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
     assert result.failed == 0 and result.attempted > 0
+
+
+RUMMY500_DOC = DOCS / "rummy500.md"
+RUMMY500_ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action")
+
+
+def test_rummy500_observation_table_matches_layout():
+    rows = table(["segment", "offset", "size", "meaning"], RUMMY500_DOC)
+    documented = [(ticked(r[0]), int(r[1]), int(r[2])) for r in rows]
+    layout = rummy500_v0.raw_env().observation_layout()
+    assert documented == [(s.name, s.offset, s.size) for s in layout.values()]
+
+
+def test_rummy500_options_table_names_and_defaults():
+    rows = table(["option", "default", "allowed", "meaning"], RUMMY500_DOC)
+    documented = {ticked(r[0]): ast.literal_eval(ticked(r[1])) for r in rows}
+    assert len(documented) == len(rows), "an option is documented twice"
+    defaults = {f.name: f.default for f in dataclasses.fields(R.Rummy500Config)}
+    signature = inspect.signature(rummy500_v0.raw_env.__init__)
+    defaults.update({name: signature.parameters[name].default for name in RUMMY500_ENV_OPTIONS})
+    assert set(documented) == set(defaults)
+    for name, value in documented.items():
+        assert value == defaults[name] and type(value) is type(defaults[name]), name
+    for row in rows:  # every quoted choice constructs an env
+        for choice in re.findall(r'`("[^"`]*")`', row[2]):
+            rummy500_v0.raw_env(**{ticked(row[0]): ast.literal_eval(choice)})
+
+
+def test_rummy500_action_table_matches_constants():
+    rows = table(["action", "ids", "meaning"], RUMMY500_DOC)
+    ranges = {}
+    for r in rows:
+        bounds = [int(x) for x in re.findall(r"\d+", r[1].split("`")[0])]
+        ranges[ticked(r[0])] = (bounds[0], bounds[-1])
+    assert {name: lo for name, (lo, _) in ranges.items()} == {name: getattr(R, name) for name in ranges}
+    ends = sorted(ranges.values())
+    assert ends[0][0] == 0 and ends[-1][1] == R.NUM_ACTIONS - 1
+    for (_, hi), (lo, _) in zip(ends, ends[1:]):
+        assert lo == hi + 1, "the documented id ranges must tile the action space"
+    assert len(ranges) == 10
+
+
+def test_rummy500_phase_and_info_tables():
+    phases = [ticked(r[0]) for r in table(["Phase", "Who acts"], RUMMY500_DOC)]
+    assert phases == [p.name for p in R.Phase]
+    fields = [ticked(r[0]) for r in table(["field", "meaning"], RUMMY500_DOC)]
+    assert fields == [f.name for f in dataclasses.fields(R.HandResult)] + ["hand_number", "seat"]
+    text = RUMMY500_DOC.read_text()
+    for field in dataclasses.fields(R.Rummy500View):
+        assert f"`{field.name}`" in text, f"player view field {field.name} is not documented"
+
+
+def test_rummy500_documented_sizes():
+    text = RUMMY500_DOC.read_text()
+    env = rummy500_v0.raw_env()
+    assert f"Discrete({R.NUM_ACTIONS})" in text and f"int8[{R.NUM_ACTIONS}]" in text
+    assert f"float32[{env.observation_size}]" in text
+    env.reset(seed=0)
+    assert f"{env.state().shape[0]} entries by default" in text
+    four, eight = rummy500_v0.raw_env(num_players=4), rummy500_v0.raw_env(num_players=8)
+    assert f"Four players have {four.observation_size} entries, eight {eight.observation_size}" in text

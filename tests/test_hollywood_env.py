@@ -1,11 +1,11 @@
 """The hollywood_gin_v0 environment and the Hollywood engine under it, in both episode
-modes, tested as DESIGN.md asks of every game: PettingZoo's api_test and seed_test,
-invariants over random play (cards conserved, mask equals the engine's legal actions,
-rewards sum to zero and add up to the engine's returns, episodes end), the scoresheet
-over whole matches against an independent reference sheet (entry rule, closed columns
-frozen, match end, dead hands, the winner deals), the observation's sheet segments,
-infos, information leaks, illegal-action atomicity, state dicts, replay, reset from a
-state dict and rendering.
+modes: its contract spec (the checks every env shares run from tests/test_env_contract.py,
+here with the sheet checked at every step of every game and episode) and what is
+particular to Hollywood: the scoresheet over whole matches against an independent
+reference sheet (entry rule, closed columns frozen, match end, dead hands, the winner
+deals), the rewards of closed columns, the observation's sheet segments, infos, leaks and
+illegal actions deep in matches, state dicts holding a sheet, reset from a mid-match
+state and the rendered sheet.
 
 The card-level rules are the gin engine's and are tested in test_gin_env.py; the sheet's
 scenarios H1-H6 are in test_hollywood.py. Fast versions run in CI; the thousands-of-games
@@ -14,37 +14,32 @@ versions are marked ``slow`` (``pytest -m slow``).
 
 from __future__ import annotations
 
-import json
 import random
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
 
-import rummy_envs
-from rummy_envs import IllegalActionError, hollywood_gin_v0
+import env_contract as contract
+from rummy_envs import hollywood_gin_v0
 from rummy_envs.games import gin as G
 from rummy_envs.games.gin import Phase
 from rummy_envs.games.hollywood import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
+from env_contract import GameSpec, StepChecks, Watcher
 from test_gin_env import (
     AGENTS,
     SHOWDOWN,
-    _observed,
-    _same,
-    _snapshot,
-    assert_mask_exact,
-    check_cards_conserved,
     check_hand_result,
-    check_hand_sizes,
-    check_showdown_consistent,
+    check_state,
     hidden_variants,
     knocky,
+    own_card_swap,
+    replay_dict,
     step_bound,
     uniform,
 )
-from env_contract import pettingzoo_checks
 
-slow = pytest.mark.slow
 COLS = range(NUM_COLUMNS)
 ENV_KEYS = {"render_mode", "reward", "reward_scale", "illegal_action", "observe_opponent_hand"}
 
@@ -219,45 +214,40 @@ def check_hand_end(cfg: HollywoodConfig, g: HollywoodState, ref: RefSheet, befor
 
 
 # ---------------------------------------------------------------------------------------
-# Engine driver and env driver
+# The sheet checked through every game (engine) and every episode (env)
 # ---------------------------------------------------------------------------------------
 
 
-def play_engine(config: HollywoodConfig, seed: int, policy, rng: random.Random) -> HollywoodState:
-    s = HollywoodState(config, seed)
-    ref = RefSheet(config.target_score)
-    bound = step_bound(config)
-    steps = 0
-    while not s.is_terminal():
-        legal = s.legal_actions()
-        assert legal and legal == sorted(set(legal)) and all(0 <= a < G.NUM_ACTIONS for a in legal)
-        before = Before(s)
-        s.apply(policy(s, rng))
-        steps += 1
-        assert steps <= bound, "game did not terminate"
-        check_cards_conserved(s)
-        check_hand_sizes(s)
-        check_showdown_consistent(s)
-        if len(s.hand_results) != before.hands:
-            check_hand_end(config, s, ref, before)
-    assert s.legal_actions() == [] and s.current_player == -1
-    returns = s.returns()
-    assert abs(sum(returns)) < 1e-9
-    if config.episode == "hand":
-        assert len(s.hand_results) == 1 and s.scores() == s.hand_results[0].points
-        assert s.match.to_dict() == Scoresheet().to_dict()
-    else:
+class SheetWatcher(Watcher):
+    """After every hand: the sheet against the reference sheet, the dealer and the match
+    end; at the end: scores, returns and winner from the reference sheet."""
+
+    def __init__(self, config: HollywoodConfig) -> None:
+        self.config = config
+        self.ref = RefSheet(config.target_score)
+
+    def before(self, state: HollywoodState) -> None:
+        self.snapshot = Before(state)
+
+    def after(self, state: HollywoodState) -> None:
+        if len(state.hand_results) != self.snapshot.hands:
+            check_hand_end(self.config, state, self.ref, self.snapshot)
+
+    def end(self, s: HollywoodState) -> None:
+        config, ref = self.config, self.ref
+        if config.episode == "hand":
+            assert len(s.hand_results) == 1 and s.scores() == s.hand_results[0].points
+            assert s.match.to_dict() == Scoresheet().to_dict()
+            return
         assert s.scores() == ref.totals(config) == s.match.scores(config)
-        assert returns == centred(ref.totals(config))
+        assert s.returns() == centred(ref.totals(config))
         assert s.match.is_over() == ref.over() == (not s.truncated)
         assert s.match.winner(config) == ref.winner(config)
-        # the sheet is exactly the won hands replayed in order on an empty sheet
-        again = RefSheet(config.target_score)
+        again = RefSheet(config.target_score)  # the sheet is exactly the won hands replayed in order
         for r in s.hand_results:
             if r.winner >= 0:
                 again.win(r.winner, r.points[r.winner])
         again.assert_matches(s.match, "replaying the hand results")
-    return s
 
 
 def sheet_segments(env, agent: str) -> dict[str, np.ndarray]:
@@ -314,67 +304,62 @@ def check_infos(env, ref: RefSheet) -> None:
             assert "final_scores" not in info
 
 
-def play_env(env, rng: random.Random, policy=knocky, exhaustive_prob: float = 0.0, obs_prob: float = 0.1,
-             showdown_exhaustive_prob: float = 0.3):
-    """One episode through the wrapped env (agent_iter, last, step) with the checks of every
-    step; the env may start from a state dict with a sheet. Returns each agent's total of
-    the rewards given by last(), the returns at the start (points) and the final state."""
-    raw = env.unwrapped
-    cfg = raw.config
-    g = raw.game
-    match = cfg.episode == "match"
-    ref = RefSheet(cfg.target_score, g.match.to_dict())
-    start_returns = centred(ref.totals(cfg)) if match else [0.0, 0.0]
-    box = env.observation_space("player_0")["observation"]
-    totals = dict.fromkeys(AGENTS, 0.0)
-    bound = step_bound(cfg)
-    steps = 0
-    check_sheet_obs(env)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        totals[agent] += reward
-        assert box.contains(obs["observation"]), "observation outside its Box"
-        if term or trunc:
-            assert not obs["action_mask"].any()
-            env.step(None)
-            continue
-        check_cards_conserved(g)
-        assert agent == AGENTS[g.current_player]
-        mask = obs["action_mask"]
-        assert set(np.flatnonzero(mask).tolist()) == set(g.legal_actions())
-        assert not env.observe(AGENTS[1 - g.current_player])["action_mask"].any()
-        if rng.random() < (showdown_exhaustive_prob if g.phase in SHOWDOWN else exhaustive_prob):
-            assert_mask_exact(g, mask)  # every action id tried on a clone
-        before = Before(g)
-        settled_before = ref.totals(cfg)
-        env.step(policy(g, rng))
-        steps += 1
-        assert steps <= bound, "episode did not terminate"
+class SheetChecks(StepChecks):
+    """Every step of an episode (which may start from a state dict with a sheet): the sheet
+    against the reference sheet after each hand, the infos, the exact rewards of each step,
+    and the sheet segments of the observation (at each hand end and with probability
+    ``obs_prob``)."""
+
+    def __init__(self, env, obs_prob: float = 0.1) -> None:
+        raw = env.unwrapped
+        self.cfg = cfg = raw.config
+        self.match = cfg.episode == "match"
+        self.ref = RefSheet(cfg.target_score, raw.game.match.to_dict())
+        self.start_returns = centred(self.ref.totals(cfg)) if self.match else [0.0, 0.0]
+        self.obs_prob = obs_prob
+        self.rng = random.Random(1)
+        check_sheet_obs(env)
+
+    def before(self, env) -> None:
+        self.snapshot = Before(env.unwrapped.game)
+        self.settled_before = self.ref.totals(self.cfg)
+
+    def after(self, env) -> None:
+        raw, cfg, ref = env.unwrapped, self.cfg, self.ref
+        g = raw.game
         rewards = [raw.rewards[a] for a in AGENTS]
-        assert abs(sum(rewards)) < 1e-9, f"rewards do not sum to zero: {rewards}"
-        ended = len(g.hand_results) != before.hands
+        ended = len(g.hand_results) != self.snapshot.hands
         if ended:
-            check_hand_end(cfg, g, ref, before)
+            check_hand_end(cfg, g, ref, self.snapshot)
             check_infos(env, ref)
         if raw.reward_mode == "points":
             if not ended:
                 expected = [0.0, 0.0]
-            elif match:
-                expected = centred([n - o for n, o in zip(ref.totals(cfg), settled_before)])
+            elif self.match:
+                expected = centred([n - o for n, o in zip(ref.totals(cfg), self.settled_before)])
             else:
                 expected = centred(g.hand_results[-1].points)
-        elif not g.is_terminal():
-            expected = [0.0, 0.0]
         else:
             expected = [0.0, 0.0]
-            w = ref.winner(cfg) if match else (0 if g.scores()[0] > g.scores()[1] else 1 if g.scores()[1] > g.scores()[0] else -1)
-            if w >= 0:
-                expected[w], expected[1 - w] = 1.0, -1.0
+            if g.is_terminal():
+                scores = g.scores()
+                w = ref.winner(cfg) if self.match else (0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else -1)
+                if w >= 0:
+                    expected[w], expected[1 - w] = 1.0, -1.0
         assert rewards == pytest.approx([e / raw.reward_scale for e in expected]), (rewards, expected)
-        if ended or rng.random() < obs_prob:
+        if g.is_terminal() and self.match and cfg.match_winner_rule == "games_won" and not g.truncated:
+            assert g.match.winner(cfg) >= 0 and max(g.match.columns_won()) >= 2
+        if ended or self.rng.random() < self.obs_prob:
             check_sheet_obs(env)
-    assert env.agents == []
-    return totals, start_returns, g
+
+
+def play_env(env, rng: random.Random, policy=knocky, exhaustive_prob: float = 0.0, obs_prob: float = 0.1):
+    """One episode through the wrapped env with the contract's checks and the sheet's.
+    Returns each agent's total of the rewards given by last(), the returns at the start
+    (points) and the final state."""
+    checks = SheetChecks(env, obs_prob)
+    totals, game, _ = contract.play_env(HOLLYWOOD, env, rng, policy, exhaustive_prob, checks)
+    return totals, checks.start_returns, game
 
 
 def snapshots(rules: dict, games: int, seed: int, every: float = 0.1, per_game: int = 10,
@@ -399,18 +384,56 @@ def snapshots(rules: dict, games: int, seed: int, every: float = 0.1, per_game: 
     return out
 
 
-# ---------------------------------------------------------------------------------------
-# 1. PettingZoo api_test and seed_test
-# ---------------------------------------------------------------------------------------
+def check_coverage(name: str, finals: list[HollywoodState]) -> None:
+    kinds = Counter(r.kind for s in finals for r in s.hand_results)
+    assert kinds["knock"] + kinds["gin"] + kinds["undercut"] > 0, kinds
+    if finals[0].config.episode == "match":
+        assert kinds["dead"] + kinds["turn_cap"] > 0, kinds  # hands without a winner were checked
+        if name == "caps":
+            assert any(s.truncated for s in finals)
+        else:
+            assert sum(s.match.is_over() for s in finals) > 0.9 * len(finals)
 
 
-test_api_test, test_seed_test = pettingzoo_checks(make_env, ENV_OPTION_SETS)
+HOLLYWOOD = GameSpec(
+    id="hollywood_gin",
+    module=hollywood_gin_v0,
+    state_class=HollywoodState,
+    config_class=HollywoodConfig,
+    env_option_sets=ENV_OPTION_SETS,
+    rule_sets=RULE_SETS,
+    policy=knocky,
+    hand_policies=(uniform, knocky, knocky, knocky),
+    check_state=check_state,
+    hidden_variants=hidden_variants,
+    own_card_swap=own_card_swap,
+    replay=lambda d: replay_dict(d, HollywoodState),
+    action_to_str=G.action_to_str,
+    full_deck=lambda config: list(range(52)),
+    step_bound=step_bound,
+    seeding_options=dict(SMALL),
+    persistent_options={**SMALL, "column_bonuses": False, "match_winner_rule": "total_points", "reward_scale": 2.0},
+    dead_step_options=({}, dict(SMALL)),
+    bad_action_strings=("MELD(AS 5D 9H)", "LAYOFF(5H,3)"),
+    watcher=SheetWatcher,
+    env_checks=SheetChecks,
+    special=lambda state: state.phase in SHOWDOWN or state.phase == Phase.LAST_CHANCE,
+    reveals=lambda state, action: action == G.DRAW_STOCK,
+    snapshot_filter=lambda rules, state: rules.get("episode") != "match" or sum(state.match.wins) > 0,
+    check_coverage=check_coverage,
+    # hand sets: 150 hands; match sets: 25 matches of ~5 hands (10 of ~13 to the target of 100, 10 of ~7 in "variety")
+    engine_games={name: (10 if name in ("match", "variety") else 25 if name in MATCH_SETS else 150) for name in RULE_SETS},
+    env_episodes={name: {"match": 2, "caps_win_loss": 3}.get(name, 3 if options.get("episode") == "match" else 15)
+                  for name, options in ENV_OPTION_SETS.items()},
+    leak_sets=("hand", "hand_explicit", "match_small", "match_explicit"),
+    dict_sets=("hand", "hand_explicit", "match_small", "match_explicit", "no_bonuses", "variety"),
+    main_set="hand_explicit",
+    leak_games=10,
+    illegal_episodes=6,
+)
 
 
-def test_metadata_registry_and_layout():
-    assert rummy_envs.ENVS["hollywood_gin"] is hollywood_gin_v0
-    meta = hollywood_gin_v0.raw_env.metadata
-    assert meta["name"] == "hollywood_gin_v0" and meta["is_parallelizable"] is False
+def test_sheet_layout():
     expected = {"sheet_scores": (590, 6), "sheet_entered": (596, 6), "sheet_closed": (602, 3),
                 "sheet_column_won": (605, 6), "sheet_hands_won": (611, 6)}  # docs/hollywood_gin.md
     for options, size in (({}, 617), ({"episode": "match"}, 617), ({"observe_opponent_hand": True}, 669),
@@ -421,86 +444,11 @@ def test_metadata_registry_and_layout():
         assert {k: (s.offset, s.size) for k, s in layout.items() if k.startswith("sheet_")} == expected
         assert "scores" not in layout  # gin's match segment is replaced by the sheet
         assert raw.observation_size == size == env.observation_space("player_0")["observation"].shape[0]
-        assert env.possible_agents == AGENTS and env.action_space("player_0").n == G.NUM_ACTIONS
 
 
 # ---------------------------------------------------------------------------------------
-# 2. Invariants over random play
+# The sheet's rewards, infos and caps
 # ---------------------------------------------------------------------------------------
-
-
-def _engine_invariants(name: str, games: int) -> None:
-    config = HollywoodConfig(**RULE_SETS[name])
-    rng = random.Random(len(name))
-    kinds: dict[str, int] = {}
-    closed = truncated = 0
-    for i in range(games):
-        policy = knocky if config.episode == "match" or i % 4 else uniform
-        s = play_engine(config, seed=20_000 + i, policy=policy, rng=rng)
-        for r in s.hand_results:
-            kinds[r.kind] = kinds.get(r.kind, 0) + 1
-        closed += s.match.is_over()
-        truncated += s.truncated
-    assert kinds.get("knock", 0) + kinds.get("gin", 0) + kinds.get("undercut", 0) > 0, kinds
-    if config.episode == "match":
-        assert kinds.get("dead", 0) + kinds.get("turn_cap", 0) > 0, kinds  # hands without a winner were checked
-        if name == "caps":
-            assert truncated > 0
-        else:
-            assert closed > 0.9 * games, (closed, games)
-
-
-# Hand sets: 150 hands; match sets: 25 matches of ~5 hands each (10 matches of ~13 hands
-# to the default target of 100, 10 of ~7 in "variety").
-FAST_GAMES = {name: (10 if name in ("match", "variety") else 25 if name in MATCH_SETS else 150) for name in RULE_SETS}
-
-
-@pytest.mark.parametrize("name", list(RULE_SETS))
-def test_engine_invariants(name):
-    _engine_invariants(name, FAST_GAMES[name])
-
-
-@slow
-@pytest.mark.parametrize("name", list(RULE_SETS))
-def test_engine_invariants_slow(name):
-    _engine_invariants(name, 600 if name in MATCH_SETS else 3000)
-
-
-def _env_invariants(name: str, episodes: int, exhaustive_prob: float = 0.02) -> None:
-    options = ENV_OPTION_SETS[name]
-    env = make_env(**options)
-    raw = env.unwrapped
-    rng = random.Random(7)
-    for i in range(episodes):
-        env.reset(seed=500 + i)
-        policy = knocky if raw.config.episode == "match" or i % 3 else uniform
-        totals, start, game = play_env(env, rng, policy, exhaustive_prob)
-        assert start == [0.0, 0.0]
-        assert abs(sum(totals.values())) < 1e-9
-        if raw.reward_mode == "points":
-            expected = [r / raw.reward_scale for r in game.returns()]
-        else:
-            w = game.match.winner(raw.config) if raw.config.episode == "match" else (
-                0 if game.scores()[0] > game.scores()[1] else 1 if game.scores()[1] > game.scores()[0] else -1)
-            expected = [0.0, 0.0] if w < 0 else [1.0 if p == w else -1.0 for p in (0, 1)]
-            if raw.config.match_winner_rule == "games_won" and raw.config.episode == "match" and not game.truncated:
-                assert w >= 0 and max(game.match.columns_won()) >= 2
-        assert [totals[a] for a in AGENTS] == pytest.approx(expected), (name, totals, expected)
-
-
-ENV_FAST_EPISODES = {"match": 2, "caps_win_loss": 3}
-
-
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_env_invariants(name):
-    episodes = ENV_FAST_EPISODES.get(name, 3 if ENV_OPTION_SETS[name].get("episode") == "match" else 15)
-    _env_invariants(name, episodes)
-
-
-@slow
-@pytest.mark.parametrize("name", list(ENV_OPTION_SETS))
-def test_env_invariants_slow(name):
-    _env_invariants(name, 100 if ENV_OPTION_SETS[name].get("episode") == "match" else 1000)
 
 
 def test_match_reward_pays_columns_and_bonuses_when_they_close():
@@ -578,7 +526,7 @@ def test_match_hand_cap_truncates_and_settles_only_closed_columns():
 
 
 # ---------------------------------------------------------------------------------------
-# 3. The sheet in the observation
+# The sheet in the observation
 # ---------------------------------------------------------------------------------------
 
 
@@ -618,69 +566,8 @@ def test_sheet_segments_over_play(options):
 
 
 # ---------------------------------------------------------------------------------------
-# 4. Information leaks and illegal actions
+# Determinizations and illegal actions deep in matches
 # ---------------------------------------------------------------------------------------
-
-
-def _leak_check(options: dict, games: int, seed: int, require_sheet: bool, ahead: int = 2) -> int:
-    env = make_env(**options)
-    raw = env.unwrapped
-    rng = random.Random(seed)
-    checked = 0
-    states = snapshots(options, games, seed, every=0.15, require_sheet=require_sheet)
-    if require_sheet:
-        assert states and all(sum(s.match.wins) > 0 for s in states)
-    for state in states:
-        d = state.to_dict()
-        for p in (0, 1):
-            agent = AGENTS[p]
-            env.reset(options={"state": d})
-            original = _observed(env, agent)
-            moves = []
-            if state.current_player == p:
-                moves = [a for a in state.legal_actions() if a != G.DRAW_STOCK]
-                moves = rng.sample(moves, min(ahead, len(moves)))
-            for what, variant in hidden_variants(state, p, rng):
-                env.reset(options={"state": variant})
-                assert raw.game.to_dict() != d
-                obs, mask, view = _observed(env, agent)
-                where = f"{what}, observer {agent}, phase {state.phase.name}, hand {state.hand_index + 1}"
-                assert np.array_equal(obs, original[0]), f"observation changed: {where}"
-                assert np.array_equal(mask, original[1]), f"action mask changed: {where}"
-                assert view == original[2], f"player_view changed: {where}"
-                checked += 1
-                for a in moves:
-                    after = []
-                    for start in (d, variant):
-                        env.reset(options={"state": start})
-                        env.step(a)
-                        ended = len(raw.game.hand_results) != len(state.hand_results)
-                        after.append(None if ended else _observed(env, agent))
-                    if after[0] is None or after[1] is None:
-                        continue  # the hand ended: the showdown is public
-                    where_a = f"{where}, after {G.action_to_str(a)}"
-                    assert np.array_equal(after[0][0], after[1][0]), f"observation changed: {where_a}"
-                    assert np.array_equal(after[0][1], after[1][1]), f"action mask changed: {where_a}"
-                    assert after[0][2] == after[1][2], f"player_view changed: {where_a}"
-                    checked += 1
-    return checked
-
-
-@pytest.mark.parametrize("name, options, require_sheet", [
-    ("hand", {}, False),
-    ("hand_explicit", EXPLICIT, False),
-    ("match", SMALL, True),
-    ("match_explicit", {**SMALL, **EXPLICIT}, True),
-])
-def test_information_leak(name, options, require_sheet):
-    assert _leak_check(options, games=8, seed=len(name), require_sheet=require_sheet) > 40
-
-
-@slow
-@pytest.mark.parametrize("options, require_sheet", [({}, False), (EXPLICIT, False), (SMALL, True),
-                                                    ({**SMALL, **EXPLICIT}, True)])
-def test_information_leak_slow(options, require_sheet):
-    _leak_check(options, games=200, seed=5, require_sheet=require_sheet)
 
 
 def test_determinization_keeps_the_sheet():
@@ -695,56 +582,30 @@ def test_determinization_keeps_the_sheet():
             assert det.match != state.match
 
 
-def _try_illegal(env, rng: random.Random) -> int:
-    raw = env.unwrapped
-    g = raw.game
-    agent = raw.agent_selection
-    mask = env.observe(agent)["action_mask"]
-    illegal = [int(a) for a in np.flatnonzero(mask == 0)]
-    tried = 0
-    for action in [rng.choice(illegal), np.int64(rng.choice(illegal)), None, "DISCARD(AS)", -1, G.NUM_ACTIONS,
-                   2.0, True]:
-        before = _snapshot(env)
-        with pytest.raises(IllegalActionError) as info:
-            env.step(action)
-        message = str(info.value)
-        assert isinstance(info.value, ValueError)
-        assert agent in message and g.phase.name in message, message
-        assert str(action) in message or repr(action) in message, message
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < G.NUM_ACTIONS:
-            assert G.action_to_str(int(action)) in message, message
-        assert _same(before, _snapshot(env)), f"illegal action {action!r} changed the env"
-        tried += 1
-    return tried
-
-
-@pytest.mark.parametrize("name", ["hand", "hand_explicit", "match_small", "match_explicit", "win_loss"])
-def test_illegal_action_atomic(name):
+@pytest.mark.parametrize("name", ["match_small", "match_explicit", "win_loss"])
+def test_illegal_actions_deep_in_matches(name):
+    """Illegal actions change nothing also with a sheet, and right after a hand ended
+    mid-match (the contract tries them from fresh deals)."""
     options = ENV_OPTION_SETS[name]
     env = make_env(**options)
     raw = env.unwrapped
     rng = random.Random(31)
-    starts = [dict(seed=70 + i) for i in range(3)]
-    if raw.config.episode == "match":  # also deep in matches, with a sheet
-        states = snapshots(options, 6, seed=8, require_sheet=True, showdown=False, every=0.3)
-        starts += [dict(options={"state": s.to_dict()}) for s in states[:5]]
+    states = snapshots(options, 6, seed=8, require_sheet=True, showdown=False, every=0.3)
     tried = after_hand = 0
-    for kwargs in starts:
-        env.reset(**kwargs)
+    for state in states[:5]:
+        env.reset(options={"state": state.to_dict()})
         hands = len(raw.game.hand_results)
         for _ in range(60):
             if any(raw.terminations.values()) or any(raw.truncations.values()):
                 break
             g = raw.game
-            fresh_hand = len(g.hand_results) != hands  # just after a hand ended mid-match
+            fresh_hand = len(g.hand_results) != hands
             if fresh_hand or rng.random() < 0.15 or (g.phase in SHOWDOWN and rng.random() < 0.5):
-                tried += _try_illegal(env, rng)
+                tried += contract.try_illegal(HOLLYWOOD, env, rng)
                 after_hand += fresh_hand
             hands = len(g.hand_results)
             env.step(knocky(g, rng))
-    assert tried > 60
-    if raw.config.episode == "match":
-        assert after_hand > 0
+    assert tried > 40 and after_hand > 0
 
 
 def test_illegal_action_terminate_mid_match():
@@ -766,66 +627,23 @@ def test_illegal_action_terminate_mid_match():
 
 
 # ---------------------------------------------------------------------------------------
-# 5. State dicts, replay, reset from a state
+# State dicts holding a sheet, reset from a state
 # ---------------------------------------------------------------------------------------
 
 
-def _dict_and_replay(name: str, games: int) -> None:
-    config = HollywoodConfig(**RULE_SETS[name])
-    rng = random.Random(43)
-    with_sheet = 0
-    for i in range(games):
-        deck = dealer = None
-        if i % 3 == 2:
-            deck = list(range(52))
-            rng.shuffle(deck)
-            dealer = i % 2
-        s = HollywoodState(config, 300 + i, deck, dealer)
-        while True:
-            if rng.random() < 0.03 or s.phase in SHOWDOWN or s.is_terminal():
-                d = s.to_dict()
-                assert d["game"] == "hollywood_gin" and d["options"]["column_bonuses"] == config.column_bonuses
-                text = json.dumps(d)
-                assert json.loads(text) == d
-                rebuilt = HollywoodState.from_dict(json.loads(text))
-                assert type(rebuilt) is HollywoodState and isinstance(rebuilt.match, Scoresheet)
-                assert rebuilt.config == config
-                assert rebuilt.to_dict() == d and rebuilt.match == s.match
-                assert rebuilt.legal_actions() == s.legal_actions()
-                assert all(rebuilt.view(p) == s.view(p) for p in (0, 1))
-                assert rebuilt.scores() == s.scores() and rebuilt.returns() == s.returns()
-                assert rebuilt.standings() == s.standings() and rebuilt.is_terminal() == s.is_terminal()
-                a, b = s.clone(), rebuilt
-                r1, r2 = random.Random(i), random.Random(i)
-                for _ in range(40):  # the rebuilt state plays on exactly like the original
-                    if a.is_terminal():
-                        break
-                    a.apply(knocky(a, r1))
-                    b.apply(knocky(b, r2))
-                assert a.to_dict() == b.to_dict() and a.match == b.match
-                with_sheet += sum(s.match.wins) > 0
-            if s.is_terminal():
-                break
-            s.apply(knocky(s, rng))
-        again = G.replay(config, 300 + i, s.history, deck, dealer, state_class=HollywoodState)
-        assert type(again) is HollywoodState and again.to_dict() == s.to_dict()
-        d = s.to_dict()
-        again = G.replay(HollywoodConfig.from_kwargs(**d["options"]), d["seed"], d["history"], d["initial_deck"],
-                         d["first_dealer"], state_class=HollywoodState)
-        assert again.to_dict() == d
-    if config.episode == "match":
-        assert with_sheet > games
-
-
-@pytest.mark.parametrize("name", ["hand", "hand_explicit", "match_small", "match_explicit", "no_bonuses", "variety"])
-def test_state_dict_round_trip_and_replay(name):
-    _dict_and_replay(name, 4 if name in MATCH_SETS else 15)
-
-
-@slow
-@pytest.mark.parametrize("name", list(RULE_SETS))
-def test_state_dict_round_trip_and_replay_slow(name):
-    _dict_and_replay(name, 100 if name in MATCH_SETS else 500)
+@pytest.mark.parametrize("options", [dict(SMALL), {**SMALL, **EXPLICIT, "column_bonuses": False}])
+def test_state_dicts_keep_the_sheet(options):
+    """Mid-match dicts round-trip the Hollywood state itself: its game name, its options and
+    a Scoresheet equal to the original (the contract checks the rest of the round trip)."""
+    config = HollywoodConfig(**options)
+    states = snapshots(options, 4, seed=2, require_sheet=True, every=0.3)
+    assert len(states) > 4
+    for state in states:
+        d = state.to_dict()
+        assert d["game"] == "hollywood_gin" and d["options"]["column_bonuses"] == config.column_bonuses
+        rebuilt = HollywoodState.from_dict(d)
+        assert type(rebuilt) is HollywoodState and isinstance(rebuilt.match, Scoresheet)
+        assert rebuilt.config == config and rebuilt.match == state.match and sum(rebuilt.match.wins) > 0
 
 
 @pytest.mark.parametrize("options", [dict(SMALL), {**SMALL, "reward_scale": 3.0}, {**SMALL, **EXPLICIT},
@@ -976,20 +794,3 @@ def test_render_human_shows_the_sheet(capsys):
     capsys.readouterr()
     env.render()
     assert "G1:player_1" in capsys.readouterr().out
-
-
-def test_dead_steps_after_a_match():
-    env = make_env(**SMALL)
-    raw = env.unwrapped
-    rng = random.Random(61)
-    env.reset(seed=3)
-    while not any(raw.terminations.values()) and not any(raw.truncations.values()):
-        env.step(knocky(raw.game, rng))
-    assert env.agents == AGENTS
-    with pytest.raises(ValueError):
-        env.step(0)
-    seen = []
-    while env.agents:
-        seen.append(env.agent_selection)
-        env.step(None)
-    assert sorted(seen) == AGENTS

@@ -30,3 +30,4 @@ def test_benchmark_runs_and_writes_results(tmp_path):
     assert code == 0
     text = out.read_text()
     assert "OpenSpiel" in text and "RLCard" in text
+    assert "## Rummy 500" in text and "rummy500 2-player env steps/s >= 0.5x gin's" in text
