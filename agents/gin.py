@@ -1,7 +1,9 @@
 """Rule-based agents for the gin games (gin_rummy, hollywood_gin).
 
-Both agents read only ``player_view()`` (a ``GinView``) and the engine's public helpers,
-so they never see a hidden card. They share the showdown play: with
+``GinNoviceAgent`` is the greedy baseline; ``GinHeuristicAgent`` adds a one-draw lookahead
+and a model of the opponent's hand to avoid feeding it. Both agents read only
+``player_view()`` (a ``GinView``) and the engine's public helpers, so they never see a
+hidden card. They share the showdown play: with
 ``knocker_arrangement="explicit"`` or ``layoff_mode="explicit"`` they declare the
 arrangement of least deadwood (for the defender: counting the layoffs it allows) and lay
 off everything that fits.
@@ -117,3 +119,271 @@ class GinNoviceAgent:
         card = min(_discard_choices(view), key=lambda c: (M.min_deadwood(hand ^ (1 << c)), -C.GIN_VALUES[c], -c))
         return G.DISCARD + card
 
+
+# ----------------------------------------------------------------------------------------
+# The heuristic player
+
+# For each card, the other two cards of every 3-card meld holding it: a card can join a meld
+# in a hand exactly when one of these pairs is in the hand (longer melds contain a 3-card one).
+_MELD_PARTNERS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m ^ 1 << card for m in M.MELDS if m.bit_count() == 3 and m >> card & 1) for card in range(C.NUM_CARDS)
+)
+_RELATED: tuple[int, ...] = tuple(M.union(pairs) for pairs in _MELD_PARTNERS)
+"""_RELATED[c]: the cards sharing a 3-card meld with c (its rank mates, suit neighbours within 2)."""
+
+
+def _pair_completions() -> dict[int, int]:
+    """For each pair of cards in a 3-card meld, the cards that complete it (one or two)."""
+    completions: dict[int, int] = {}
+    for card, pairs in enumerate(_MELD_PARTNERS):
+        for pair in pairs:
+            completions[pair] = completions.get(pair, 0) | 1 << card
+    return completions
+
+
+_COMPLETIONS = _pair_completions()
+"""_COMPLETIONS[pair]: the cards that make a 3-card meld with the two cards of ``pair``."""
+_HIGH_FIRST = sorted(range(C.NUM_CARDS), key=lambda card: (-C.GIN_VALUES[card], card))
+_NO_DEADWOOD = 1 << 30
+
+
+def can_meld(hand: int, card: int) -> bool:
+    """True when ``card`` forms a meld with two cards of ``hand``."""
+    return any(pair & hand == pair for pair in _MELD_PARTNERS[card])
+
+
+def best_discard_deadwood(hand: int, keep: int = 0) -> int:
+    """Least deadwood left by discarding one card of ``hand`` outside ``keep``.
+
+    Dropping card x lowers the deadwood by at most its value, so trying the highest cards
+    first lets the search stop after a few ``min_deadwood`` calls."""
+    base = M.min_deadwood(hand)
+    best = _NO_DEADWOOD
+    for card in _HIGH_FIRST:
+        if hand >> card & 1 and not keep >> card & 1:
+            if base - C.GIN_VALUES[card] >= best:
+                break
+            best = min(best, M.min_deadwood(hand ^ 1 << card))
+    return best
+
+
+class _Reading:
+    """What the heuristic reads off one view: the odds that each unseen card is the next stock
+    card, and the odds that the opponent holds each card (and pairs of them).
+
+    The opponent model: it holds its pick-ups and cards near them; it keeps melds and throws
+    its highest loose card first, so an unseen card above its last discard is in its hand
+    mostly as part of a meld (with the other cards of that meld); and it holds no pair that
+    would have melded with a card it threw or let pass."""
+
+    def __init__(self, view: GinView, agent: GinHeuristicAgent) -> None:
+        self.agent = agent
+        self.hand = C.to_mask(view.hand)
+        self.opponent_known = C.to_mask(view.opponent_known)
+        unseen = C.FULL_DECK_MASK & ~self.hand & ~C.to_mask(view.discard_pile) & ~self.opponent_known
+        unseen_cards = C.from_mask(unseen)
+        self.unwanted = _unwanted(view)
+        last_thrown = _last_opponent_discard(view)
+        ceiling = C.GIN_VALUES[last_thrown] if last_thrown is not None else 10
+        self.high = C.to_mask(card for card in unseen_cards if C.GIN_VALUES[card] > ceiling)
+        hidden = view.opponent_hand_size - len(view.opponent_known)
+        weight = len(unseen_cards) - self.high.bit_count() * (1.0 - agent.high_card_factor)
+        base = hidden / weight if weight else 0.0
+        near_pickups = M.union([_RELATED[c] for c in view.opponent_known])
+        self.held = [0.0] * C.NUM_CARDS
+        for card in view.opponent_known:
+            self.held[card] = 1.0
+        for card in unseen_cards:
+            odds = base * (agent.high_card_factor if self.high >> card & 1 else 1.0)
+            odds *= agent.pickup_boost if near_pickups >> card & 1 else 1.0
+            self.held[card] = min(1.0, odds)
+        # The next stock card is an unseen card the opponent does not hold: "live" outs.
+        live = [(card, 1.0 - self.held[card]) for card in unseen_cards]
+        total = sum(weight for _, weight in live)
+        self.stock_odds = [(card, weight / total) for card, weight in live] if total else []
+        self.odds_by_value = [0.0] * 11  # by deadwood value 1..10 (index 0 unused)
+        for card, odds in self.stock_odds:
+            self.odds_by_value[C.GIN_VALUES[card]] += odds
+        self.melders = [(card, odds) for card, odds in self.stock_odds if can_meld(self.hand, card)]
+
+    def danger(self, card: int) -> float:
+        """Chance that the opponent holds two cards that meld with ``card``."""
+        agent, held = self.agent, self.held
+        miss = 1.0
+        for pair in _MELD_PARTNERS[card]:
+            low = pair & -pair
+            odds = held[low.bit_length() - 1] * held[(pair ^ low).bit_length() - 1]
+            if odds < 1.0:
+                high = (pair & self.high).bit_count()
+                if high == 1 and not pair & self.opponent_known:
+                    odds *= agent.mixed_pair_factor
+                elif high == 2:
+                    odds *= agent.high_pair_factor
+                if _COMPLETIONS[pair] & self.unwanted:
+                    odds *= agent.pair_excluded
+            miss *= 1.0 - odds
+        return 1.0 - miss
+
+
+def _unwanted(view: GinView) -> int:
+    """Cards the opponent showed it did not need: its discards, my discards it let pass
+    (mine in the pile under the top card) and the upcard if it passed that."""
+    pile = view.discard_pile
+    passed = C.to_mask(pile[:-1]) & C.to_mask(view.discarded[0])
+    opponent_is_non_dealer = view.is_dealer
+    if pile and view.upcard_passed[0 if opponent_is_non_dealer else 1]:
+        passed |= 1 << pile[0]
+    return passed | C.to_mask(view.discarded[1])
+
+
+def _plays_weakly(view: GinView) -> bool:
+    """True when the opponent shows it is not building melds: it picked up a card that can
+    no longer meld (each meld it could join needs a card in my hand or the pile), let pass
+    one of my discards that melds with cards it had picked up, or took half my discards."""
+    gone = C.to_mask(view.hand) | C.to_mask(view.discard_pile)
+    if any(all(pair & gone for pair in _MELD_PARTNERS[card]) for card in view.opponent_known):
+        return True
+    known = C.to_mask(view.opponent_known)
+    passed = C.to_mask(view.discard_pile[:-1]) & C.to_mask(view.discarded[0])
+    if any(can_meld(known, card) for card in C.from_mask(passed)):
+        return True
+    taken = len(set(view.discarded[0]) - set(view.discard_pile))  # my discards it picked up
+    return taken >= 2 and 2 * taken >= len(view.discarded[0])
+
+
+def _last_opponent_discard(view: GinView) -> int | None:
+    """The opponent's most recent discard still in the pile, if any."""
+    thrown = set(view.discarded[1])
+    for card in reversed(view.discard_pile):
+        if card in thrown:
+            return card
+    return None
+
+
+class GinHeuristicAgent:
+    """A stronger rule-based player: it weighs the next draw, reads the opponent's hand from
+    its pick-ups, discards and passes, and avoids feeding it.
+
+    Discard: the card whose removal leaves the best 10-card hand, scored as its deadwood plus
+    ``horizon`` times the expected gain of the next stock draw (exact deadwood after the best
+    discard, bonuses for reaching a knock or gin, each unseen card weighted by the odds that
+    the opponent does not hold it) plus ``danger_weight`` times the chance that the card
+    melds in the opponent's hand (see ``_Reading``). Draw: the top discard when the hand
+    after taking it is worth more than the expected stock draw. Knock: gin always; a knock
+    while the stock is long, late only with little deadwood, and only gin against an
+    opponent that shows it is not building melds; the 50th card only for a low knock.
+    Deterministic (no randomness; ``seed`` is accepted for the registry) and without memory:
+    each move reads the view.
+    """
+
+    name = "heuristic"
+
+    horizon = 2.0  # how many future draws the outs of a kept hand are worth
+    knock_bonus = 20.0  # worth of reaching a knockable hand, in deadwood points (about a knock's win)
+    gin_bonus = 30.0  # extra worth of a gin hand (the gin bonus, no layoffs)
+    danger_weight = 12.0  # cost of handing the opponent a meld, in deadwood points
+    take_margin = 0.5  # the discard must beat the expected stock draw by this much
+    high_card_factor = 0.3  # odds the opponent holds an unseen card above its last discard
+    mixed_pair_factor = 0.2  # odds of it holding a low and a high card of one meld together
+    high_pair_factor = 2.0  # odds of two high cards of one meld together (they come in melds)
+    pair_excluded = 0.2  # odds left for a pair that would have melded a card it threw or passed
+    pickup_boost = 2.0  # odds the opponent holds a card near one it picked up
+    discard_window = 10  # score only discards leaving at most this much more than the fewest deadwood
+    weak_opponent_gin_stock = 6  # against a weak opponent, only gin while the stock has this many
+    late_stock = 10  # with this many stock cards or fewer, knock only with little deadwood
+    late_knock_max = 5  # most deadwood for a late knock
+    last_chance_knock_max = 4  # most deadwood for a knock on the 50th card
+
+    def __init__(self, game: str = "gin_rummy", seed: int | None = None) -> None:
+        self.game = game
+
+    def reset(self) -> None:
+        """Nothing to forget: every inference is read off the current view."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: GinView) -> int:
+        phase = view.phase
+        if phase in (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF):
+            return showdown_action(view)
+        if phase == Phase.FORCED_DRAW:
+            return G.DRAW_STOCK
+        if phase == Phase.LAST_CHANCE:
+            return self._last_chance(view)
+        reading = _Reading(view, self)
+        if phase in (Phase.OFFER_ND, Phase.OFFER_D, Phase.DRAW):
+            assert view.top_discard is not None
+            if self._takes(view.top_discard, reading, view.knock_limit):
+                return G.TAKE_DISCARD
+            return G.DRAW_STOCK if phase == Phase.DRAW else G.PASS
+        return self._discard_or_knock(view, reading)
+
+    def _value(self, deadwood: int, limit: int) -> float:
+        """A hand's worth as deadwood, less the bonuses for being able to knock or go gin."""
+        return deadwood - self.knock_bonus * (deadwood <= limit) - self.gin_bonus * (deadwood == 0)
+
+    def _outlook(self, hand: int, reading: _Reading, limit: int) -> float:
+        """Expected ``_value`` of a 10-card hand after one stock draw and its best discard.
+
+        A card that melds with nothing stays deadwood: it is thrown back or swapped for the
+        worst card, so those cards are summed by value; the few that meld are tried one by one."""
+        now = M.min_deadwood(hand)
+        if not reading.stock_odds:
+            return self._value(now, limit)
+        nine_best = best_discard_deadwood(hand)
+        unmelded = [self._value(min(now, value + nine_best), limit) for value in range(11)]
+        total = sum(odds * unmelded[value] for value, odds in enumerate(reading.odds_by_value))
+        for card, odds in reading.melders:
+            if can_meld(hand, card):
+                melded = self._value(best_discard_deadwood(hand | 1 << card), limit)
+                total += odds * (melded - unmelded[C.GIN_VALUES[card]])
+        return total
+
+    def _takes(self, top: int, reading: _Reading, limit: int) -> bool:
+        """Take the top discard when the hand after taking it (and the best discard other than
+        it) is worth more than the expected stock draw."""
+        taken = best_discard_deadwood(reading.hand | 1 << top, keep=1 << top)
+        return self._value(taken, limit) + self.take_margin < self._outlook(reading.hand, reading, limit)
+
+    def _discard_score(self, card: int, reading: _Reading, limit: int) -> float:
+        """Lower is better: deadwood left, less the expected gain of the draws to come, plus
+        the risk of feeding the opponent."""
+        rest = reading.hand ^ 1 << card
+        now = M.min_deadwood(rest)
+        gain = self._outlook(rest, reading, limit) - now
+        return now + self.horizon * gain + self.danger_weight * reading.danger(card)
+
+    def _should_knock(self, deadwood: int, view: GinView) -> bool:
+        """Gin always. Otherwise knock early, or late only with little deadwood (undercuts);
+        against an opponent that shows it is not building melds, hold out for gin while the
+        stock lasts."""
+        if deadwood == 0:
+            return True
+        if view.stock_size >= self.weak_opponent_gin_stock and _plays_weakly(view):
+            return False
+        return view.stock_size > self.late_stock or deadwood <= self.late_knock_max
+
+    def _discard_or_knock(self, view: GinView, reading: _Reading) -> int:
+        """Big gin, gin or a knock worth making; otherwise the best-scored discard."""
+        if G.BIG_GIN in view.legal_actions:
+            return G.BIG_GIN
+        if _knock_choices(view):
+            knock = _lowest_knock(view)
+            if self._should_knock(M.min_deadwood(reading.hand ^ 1 << (knock - G.KNOCK)), view):
+                return knock
+        limit = view.knock_limit
+        left = {c: M.min_deadwood(reading.hand ^ 1 << c) for c in _discard_choices(view)}
+        fewest = min(left.values())
+        choices = [c for c, deadwood in left.items() if deadwood <= fewest + self.discard_window]
+        card = min(choices, key=lambda c: (self._discard_score(c, reading, limit), -C.GIN_VALUES[c], -c))
+        return G.DISCARD + card
+
+    def _last_chance(self, view: GinView) -> int:
+        """Take the 50th card only to go gin or to knock with little deadwood."""
+        if not _knock_choices(view):
+            return G.PASS
+        knock = _lowest_knock(view)
+        if knock == G.BIG_GIN:
+            return knock
+        assert view.top_discard is not None
+        hand = C.to_mask(view.hand) | 1 << view.top_discard
+        deadwood = M.min_deadwood(hand ^ 1 << (knock - G.KNOCK))
+        return knock if deadwood <= self.last_chance_knock_max else G.PASS
