@@ -2,4 +2,5 @@
 
 from training.demo import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # worker processes re-import this module; only the parent runs the demo
+    raise SystemExit(main())

@@ -1,6 +1,8 @@
-"""Quick demo: agents play and render a few hands of every game, then a speed summary.
+"""The quick demo on embedded defaults (``python -m training``): for every game with
+agents, one hand rendered between the two strongest agents, then a small duplicate
+tournament of all of them with its leaderboard and plots, then a speed summary.
 
-Runs on embedded defaults in well under a minute; ``--help`` lists the knobs.
+Runs in a few minutes on 2 cores; ``--help`` lists the knobs.
 """
 
 from __future__ import annotations
@@ -8,31 +10,45 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from pathlib import Path
 
 import rummy_envs
-from agents import make_agent
+from agents import make_agent, registered_agents
 from rummy_envs import cards as C
 from rummy_envs.games.gin import deadwood
 from rummy_envs.melds import max_cover
+from training.tournament import run
+
+STRENGTH_ORDER = ("heuristic", "novice", "random")
 
 
-def play_hand(game: str, agent_names: list[str], seed: int, render: bool) -> dict:
-    """One episode of ``game`` between named agents; returns the final info of player_0."""
-    env = rummy_envs.ENVS[game].env(render_mode="ansi" if render else None)
+def games_with_agents() -> list[str]:
+    """Games that have more than the random agent."""
+    return [g for g in rummy_envs.ENVS if set(registered_agents(g)) - {"random"}]
+
+
+def demo_agents(game: str) -> list[str]:
+    """The built-in agents of ``game``, strongest first."""
+    known = registered_agents(game)
+    return [name for name in STRENGTH_ORDER if name in known]
+
+
+def show_hand(game: str, agent_names: list[str], seed: int) -> None:
+    """Play and print one hand between named agents (seat order as given)."""
+    env = rummy_envs.ENVS[game].env(render_mode="ansi")
     env.reset(seed=seed)
-    agents = {a: make_agent(n, game, seed + i) for i, (a, n) in enumerate(zip(env.possible_agents, agent_names))}
-    totals = dict.fromkeys(env.possible_agents, 0.0)
+    players = {a: make_agent(n, game, seed + i) for i, (a, n) in enumerate(zip(env.possible_agents, agent_names))}
+    moves = 0
     for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        totals[agent] += reward
-        if term or trunc:
-            action = None
-        else:
-            action = agents[agent].act(obs["observation"], obs["action_mask"], env.unwrapped.player_view(agent))
+        obs, _, term, trunc, info = env.last()
+        action = None if term or trunc else players[agent].act(obs["observation"], obs["action_mask"],
+                                                                 env.unwrapped.player_view(agent))
+        moves += action is not None
         env.step(action)
-    if render:
-        print(env.render())
-    return {"rewards": totals, "result": info.get("hand_result", {})}
+    result = info.get("hand_result", {})
+    seats = ", ".join(f"{a} = {n}" for a, n in zip(env.possible_agents, agent_names))
+    print(f"{seats}: {moves} moves, {result.get('kind', '?')}, points {result.get('points')}")
+    print(env.render())
 
 
 def random_play_rate(game: str, seconds: float) -> float:
@@ -66,20 +82,28 @@ def deadwood_rate(seconds: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=3, help="hands rendered per game")
-    parser.add_argument("--agents", nargs="+", default=["random", "random"], help="agent names by seat")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=100, help="shared deals of each game's tournament")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the tournaments")
     parser.add_argument("--seconds", type=float, default=2.0, help="time per speed measurement")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="tournament_results/demo", help="folder of the tournament outputs")
     args = parser.parse_args(argv)
-    for game in rummy_envs.ENVS:
-        print(f"=== {game}: {' vs '.join(args.agents)} ===")
-        for i in range(args.hands):
-            outcome = play_hand(game, args.agents, args.seed + i, render=True)
-            result = outcome["result"]
-            print(f"hand {i + 1}: {result.get('kind', '?')}, points {result.get('points')}, rewards {outcome['rewards']}\n")
-    print("=== speed (this machine; peers: python -m benchmarks.bench_gin) ===")
+    for game in games_with_agents():
+        names = demo_agents(game)
+        print(f"\n=== {game}: one hand, {names[0]} against {names[1]} ===")
+        show_hand(game, names[:2], args.seed)
+        print(f"\n=== {game}: tournament of {', '.join(names)} over {args.deals} shared deals ===")
+        out = Path(args.out) / f"{game}_{args.deals}deals_seed{args.seed}"
+        run({"game": game, "agents": names, "deals": args.deals, "seed": args.seed, "workers": args.workers,
+             "output_dir": str(out), "chunk_deals": max(1, args.deals // (4 * args.workers))}, show=True)
+        print(f"results, games and plots: {out}/")
+    print("\n=== speed (this machine; peers: python -m benchmarks.bench_gin) ===")
     for game in rummy_envs.ENVS:
         print(f"{game}: {random_play_rate(game, args.seconds):,.0f} agent steps/s (random play, full AEC API)")
     print(f"gin deadwood: {deadwood_rate(args.seconds):,.0f} hands/s (random 10-card hands)")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
