@@ -210,3 +210,10 @@ def test_cli_reports_a_bad_config_and_plays_nothing(tmp_path, capsys):
 def test_python_api_returns_the_summary(tmp_path):
     summary = run(tiny(tmp_path))
     assert summary["games"] == 6 and len(summary["pairings"]) == 2
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs/tournaments").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_committed_tournament_configs_load(path):
+    config = load_config(path)
+    assert config.deals >= 1 and len(config.agents) >= 2
