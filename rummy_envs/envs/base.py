@@ -11,6 +11,7 @@ better), ``standings()`` (what ranks players at the end), ``hand_results`` and `
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -52,6 +53,8 @@ class RummyEnv(AECEnv, ABC):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     num_actions: ClassVar[int]
+    state_class: ClassVar[type]  # the engine state: State(config, seed, deck, dealer) and State.from_dict
+    config: Any  # the game's rules config (a dataclass with from_kwargs), set before __init__ runs
 
     def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
                  illegal_action: str) -> None:
@@ -86,9 +89,22 @@ class RummyEnv(AECEnv, ABC):
     def observation_layout(self) -> dict[str, Segment]:
         ...
 
-    @abstractmethod
     def _new_state(self, seed: int, options: dict[str, Any]) -> Any:
-        ...
+        """A fresh engine state from the game seed and the reset options: a ``deck`` and
+        ``dealer``, or a whole ``state`` dict, whose options must be this env's."""
+        if "state" not in options:
+            return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
+        if set(options) != {"state"}:
+            raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
+        data = dict(options["state"])
+        mine = dataclasses.asdict(self.config)
+        theirs = dataclasses.asdict(type(self.config).from_kwargs(**{**mine, **data.get("options", {})}))
+        differ = sorted(k for k in mine if theirs[k] != mine[k])
+        if differ:
+            raise ValueError(f"reset state's options differ from this env's: {', '.join(differ)}; "
+                             "construct the env with the state's options")
+        data["options"] = mine
+        return self.state_class.from_dict(data)
 
     @abstractmethod
     def _encode(self, player: int) -> np.ndarray:
@@ -102,9 +118,13 @@ class RummyEnv(AECEnv, ABC):
     def str_to_action(self, text: str) -> int:
         ...
 
-    @abstractmethod
     def _hand_info(self, player: int) -> dict[str, Any]:
-        ...
+        """The info of every agent when a hand ends: the engine's result of that hand, its
+        number and the agent's seat."""
+        info = dataclasses.asdict(self.game.hand_results[-1])
+        info["hand_number"] = len(self.game.hand_results)
+        info["seat"] = player
+        return {"hand_result": info}
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -132,20 +131,6 @@ class GinRummyEnv(RummyEnv):
         return np.concatenate([self._encode(0), extra])
 
     # -- engine glue ---------------------------------------------------------------------------
-    def _new_state(self, seed: int, options: dict[str, Any]) -> G.GinState:
-        if "state" in options:
-            if set(options) != {"state"}:
-                raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
-            data = dict(options["state"])
-            mine = dataclasses.asdict(self.config)
-            differ = sorted(k for k, v in data.get("options", {}).items() if mine.get(k, v) != v or k not in mine)
-            if differ:
-                raise ValueError(f"reset state's options differ from this env's: {', '.join(differ)}; "
-                                 "construct the env with the state's options")
-            data["options"] = mine
-            return self.state_class.from_dict(data)
-        return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
-
     def action_to_str(self, action: int) -> str:
         return G.action_to_str(action)
 
@@ -155,13 +140,6 @@ class GinRummyEnv(RummyEnv):
     def player_view(self, agent: str) -> G.GinView:
         """Frozen view of exactly what ``agent`` may see (hand, piles, showdown, scores)."""
         return self.game.view(self.agent_name_mapping[agent])
-
-    def _hand_info(self, player: int) -> dict[str, Any]:
-        result = self.game.hand_results[-1]
-        info = dataclasses.asdict(result)
-        info["hand_number"] = len(self.game.hand_results)
-        info["seat"] = player
-        return {"hand_result": info}
 
     def _score_lines(self) -> list[str]:
         g = self.game

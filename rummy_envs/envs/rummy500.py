@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ class Rummy500Env(RummyEnv):
 
     metadata = {"name": "rummy500_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     num_actions = R.NUM_ACTIONS
+    state_class = R.Rummy500State
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
                  illegal_action: str = "raise", **rules: Any) -> None:
@@ -161,20 +161,6 @@ class Rummy500Env(RummyEnv):
         return np.concatenate([self._encode(0), hands.ravel(), stock, to_move])
 
     # -- engine glue ---------------------------------------------------------------------------
-    def _new_state(self, seed: int, options: dict[str, Any]) -> R.Rummy500State:
-        if "state" in options:
-            if set(options) != {"state"}:
-                raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
-            data = dict(options["state"])
-            mine = dataclasses.asdict(self.config)
-            differ = sorted(k for k, v in data.get("options", {}).items() if mine.get(k, v) != v or k not in mine)
-            if differ:
-                raise ValueError(f"reset state's options differ from this env's: {', '.join(differ)}; "
-                                 "construct the env with the state's options")
-            data["options"] = mine
-            return R.Rummy500State.from_dict(data)
-        return R.Rummy500State(self.config, seed, options.get("deck"), options.get("dealer"))
-
     def action_to_str(self, action: int) -> str:
         return R.action_to_str(action)
 
@@ -184,12 +170,6 @@ class Rummy500Env(RummyEnv):
     def player_view(self, agent: str) -> R.Rummy500View:
         """Frozen view of exactly what ``agent`` may see (hand, pile, table, scores)."""
         return self.game.view(self.agent_name_mapping[agent])
-
-    def _hand_info(self, player: int) -> dict[str, Any]:
-        info = dataclasses.asdict(self.game.hand_results[-1])
-        info["hand_number"] = len(self.game.hand_results)
-        info["seat"] = player
-        return {"hand_result": info}
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game
