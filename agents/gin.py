@@ -11,6 +11,8 @@ off everything that fits.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from rummy_envs import cards as C
@@ -87,18 +89,19 @@ def melds_with(hand: int, card: int) -> bool:
     return M.min_deadwood(with_card) < M.min_deadwood(hand) + C.GIN_VALUES[card]
 
 
-class GinNoviceAgent:
-    """The obvious greedy player, the level of RLCard's and OpenSpiel's bundled gin bots:
-    knock or gin as soon as allowed, otherwise discard the card that leaves the least
-    deadwood (the highest on ties), and take the discard only when it melds."""
+class _GinAgent(ABC):
+    """The phase dispatch both gin agents share: the showdown is played by
+    ``showdown_action``, the forced draw is forced, and a subclass decides the 50th card
+    (``_last_chance``), whether to take the top discard (``_takes_top``) and what to
+    discard or knock (``_discard_or_knock``)."""
 
-    name = "novice"
+    name: str
 
     def __init__(self, game: str = "gin_rummy", seed: int | None = None) -> None:
         self.game = game
 
     def reset(self) -> None:
-        """The novice remembers nothing."""
+        """Nothing to forget: every move is read off the current view."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: GinView) -> int:
         phase = view.phase
@@ -107,15 +110,43 @@ class GinNoviceAgent:
         if phase == Phase.FORCED_DRAW:
             return G.DRAW_STOCK
         if phase == Phase.LAST_CHANCE:
-            return _lowest_knock(view) if _knock_choices(view) else G.PASS
-        hand = C.to_mask(view.hand)
+            return self._last_chance(view)
         if phase in (Phase.OFFER_ND, Phase.OFFER_D, Phase.DRAW):
-            take = melds_with(hand, view.top_discard)
-            if phase == Phase.DRAW:
-                return G.TAKE_DISCARD if take else G.DRAW_STOCK
-            return G.TAKE_DISCARD if take else G.PASS
+            if self._takes_top(view):
+                return G.TAKE_DISCARD
+            return G.DRAW_STOCK if phase == Phase.DRAW else G.PASS
+        return self._discard_or_knock(view)
+
+    @abstractmethod
+    def _last_chance(self, view: GinView) -> int:
+        """PASS, or the knock (or big gin) that takes the 50th card."""
+
+    @abstractmethod
+    def _takes_top(self, view: GinView) -> bool:
+        """Whether to take the upcard or the top discard."""
+
+    @abstractmethod
+    def _discard_or_knock(self, view: GinView) -> int:
+        """A DISCARD, KNOCK or BIG_GIN action of an 11-card hand."""
+
+
+class GinNoviceAgent(_GinAgent):
+    """The obvious greedy player, the level of RLCard's and OpenSpiel's bundled gin bots:
+    knock or gin as soon as allowed, otherwise discard the card that leaves the least
+    deadwood (the highest on ties), and take the discard only when it melds."""
+
+    name = "novice"
+
+    def _last_chance(self, view: GinView) -> int:
+        return _lowest_knock(view) if _knock_choices(view) else G.PASS
+
+    def _takes_top(self, view: GinView) -> bool:
+        return melds_with(C.to_mask(view.hand), view.top_discard)
+
+    def _discard_or_knock(self, view: GinView) -> int:
         if _knock_choices(view):
             return _lowest_knock(view)
+        hand = C.to_mask(view.hand)
         card = min(_discard_choices(view), key=lambda c: (M.min_deadwood(hand ^ (1 << c)), -C.GIN_VALUES[c], -c))
         return G.DISCARD + card
 
@@ -260,7 +291,7 @@ def _last_opponent_discard(view: GinView) -> int | None:
     return None
 
 
-class GinHeuristicAgent:
+class GinHeuristicAgent(_GinAgent):
     """A stronger rule-based player: it weighs the next draw, reads the opponent's hand from
     its pick-ups, discards and passes, and avoids feeding it.
 
@@ -294,27 +325,9 @@ class GinHeuristicAgent:
     late_knock_max = 5  # most deadwood for a late knock
     last_chance_knock_max = 4  # most deadwood for a knock on the 50th card
 
-    def __init__(self, game: str = "gin_rummy", seed: int | None = None) -> None:
-        self.game = game
-
-    def reset(self) -> None:
-        """Nothing to forget: every inference is read off the current view."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: GinView) -> int:
-        phase = view.phase
-        if phase in (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF):
-            return showdown_action(view)
-        if phase == Phase.FORCED_DRAW:
-            return G.DRAW_STOCK
-        if phase == Phase.LAST_CHANCE:
-            return self._last_chance(view)
-        reading = _Reading(view, self)
-        if phase in (Phase.OFFER_ND, Phase.OFFER_D, Phase.DRAW):
-            assert view.top_discard is not None
-            if self._takes(view.top_discard, reading, view.knock_limit):
-                return G.TAKE_DISCARD
-            return G.DRAW_STOCK if phase == Phase.DRAW else G.PASS
-        return self._discard_or_knock(view, reading)
+    def _takes_top(self, view: GinView) -> bool:
+        assert view.top_discard is not None
+        return self._takes(view.top_discard, _Reading(view, self), view.knock_limit)
 
     def _value(self, deadwood: int, limit: int) -> float:
         """A hand's worth as deadwood, less the bonuses for being able to knock or go gin."""
@@ -361,8 +374,9 @@ class GinHeuristicAgent:
             return False
         return view.stock_size > self.late_stock or deadwood <= self.late_knock_max
 
-    def _discard_or_knock(self, view: GinView, reading: _Reading) -> int:
+    def _discard_or_knock(self, view: GinView) -> int:
         """Big gin, gin or a knock worth making; otherwise the best-scored discard."""
+        reading = _Reading(view, self)
         if G.BIG_GIN in view.legal_actions:
             return G.BIG_GIN
         if _knock_choices(view):
