@@ -12,7 +12,8 @@ import rummy_envs
 from agents import RandomAgent, make_agent, registered_agents
 
 # Option sets that reach every phase an agent must handle (showdowns played as actions,
-# the 50th-card chance, Oklahoma stakes, big gin, matches).
+# the 50th-card chance, Oklahoma stakes, big gin, matches; in Rummy 500 2, 4 and 8 players,
+# two decks, jokers, the turn rules the view does not show).
 OPTION_SETS = {
     "gin_rummy": [
         {},
@@ -24,6 +25,13 @@ OPTION_SETS = {
         {},
         {"knocker_arrangement": "explicit", "layoff_mode": "explicit"},
         {"episode": "match", "target_score": 40, "max_hands_per_match": 4},
+    ],
+    "rummy500": [
+        {},
+        {"num_players": 4, "must_discard_to_go_out": True, "stock_end_rule": "reshuffle_discards"},
+        {"num_jokers": 2, "top_discard_must_be_used": True, "target_use_timing": "anytime_before_discard"},
+        {"num_players": 8, "allow_rediscard_taken_card": True},
+        {"episode": "match", "target_score": 150, "max_hands": 3},
     ],
 }
 CASES = [(game, name, i) for game in OPTION_SETS for name in registered_agents(game)
@@ -63,10 +71,11 @@ def play(game, options, seat_agents, seed, on_decision=None):
 @pytest.mark.parametrize(("game", "name", "option_set"), CASES)
 def test_agents_pick_only_legal_actions(game, name, option_set):
     options = OPTION_SETS[game][option_set]
-    games = 12 if options.get("episode") == "match" else 60
+    games = (12 if options.get("episode") == "match" else 60) * 2 // options.get("num_players", 2)  # fewer with more seats
     for seed in range(games):
-        rivals = [make_agent(name, game, seed), make_agent(registered_agents(game)[seed % len(registered_agents(game))], game, seed)]
-        play(game, options, rivals if seed % 2 else rivals[::-1], seed)
+        rivals = [name, registered_agents(game)[seed % len(registered_agents(game))]]
+        rivals = rivals if seed % 2 else rivals[::-1]
+        play(game, options, [make_agent(rivals[s % 2], game, seed) for s in range(options.get("num_players", 2))], seed)
 
 
 def blind_check(game, options, agents_by_seat, seeds):
@@ -96,8 +105,9 @@ def blind_check(game, options, agents_by_seat, seeds):
 @pytest.mark.parametrize(("game", "name", "option_set"), CASES)
 def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
     options = OPTION_SETS[game][option_set]
-    seeds = range(3 if options.get("episode") == "match" else 8)
-    checked = blind_check(game, options, lambda seed: [make_agent(name, game, seed), make_agent(name, game, seed + 1)], seeds)
+    seats = range(options.get("num_players", 2))
+    seeds = range((3 if options.get("episode") == "match" else 8) * 2 // len(seats))
+    checked = blind_check(game, options, lambda seed: [make_agent(name, game, seed + s) for s in seats], seeds)
     assert checked > 50
 
 
