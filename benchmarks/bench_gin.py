@@ -1,4 +1,4 @@
-"""Gin rummy speed against peers (RLCard, OpenSpiel), and Rummy 500's against gin's, reported as ratios.
+"""Gin rummy speed against peers (RLCard, OpenSpiel), and Rummy 500's and Least Count's against gin's, as ratios.
 
 Run from the repository root::
 
@@ -12,14 +12,16 @@ Measurements (each runs for a fixed time budget after a short warm-up, timed wit
    is inside the timed loop): ours (PettingZoo AEC ``gin_rummy_v0.env()``), OpenSpiel's
    ``gin_rummy`` game with the observation tensor built at every decision, RLCard's
    ``gin-rummy`` env.
-   ``rummy500_v0.env()`` with 2 and 4 players runs in the same interleaved group, so its
-   ratio to gin's figure is measured under the same load.
+   ``rummy500_v0.env()`` with 2 and 4 players and ``least_count_v0.env()`` with 4 and 10
+   players (one-round episodes, and 4-player matches) run in the same interleaved group, so
+   their ratios to gin's figure are measured under the same load.
 2. Minimum deadwood of 10-card hands, in calls per second, on two fixed hand sets (random
    hands and meld-rich hands): ours (``rummy_envs.games.gin.deadwood``, uncached and cached),
    RLCard (``get_best_meld_clusters`` + ``get_deadwood_count``), OpenSpiel
    (``GinRummyUtils.min_deadwood``). All three must agree on every hand before timing.
 3. Rummy 500: the cost of the exact mask of the micro-actions (the engine's legal actions,
    computed fresh) per decision, and a profile of where a random-play step spends its time.
+4. Least Count: a profile of where a 4-player random-play step spends its time.
 
 The results are printed and written as Markdown to ``--out``. Not run in CI.
 """
@@ -53,8 +55,15 @@ TARGETS = (
     ("env_ours_hollywood", "env_openspiel", 1.0, "hollywood env steps/s >= 1.0x OpenSpiel's gin loop"),
     ("dw_meld_ours", "dw_meld_rlcard", 4.0, "deadwood (meld-rich hands, uncached) >= 4x RLCard"),
     ("env_ours_rummy500_2p", "env_ours", 0.5, "rummy500 2-player env steps/s >= 0.5x gin's"),
+    ("env_ours_least_count_4p", "env_ours", 1.0, "least_count 4-player env steps/s >= gin's"),
 )
 RUMMY500_PLAYERS = (2, 4)
+LEAST_COUNT_ROWS = (
+    # (key suffix, label, options): one-round episodes (the default) at 4 and 10 players, and matches
+    ("4p", "4 players", {"num_players": 4}),
+    ("10p", "10 players", {"num_players": 10}),
+    ("4p_match", "4 players, episode=\"match\"", {"num_players": 4, "episode": "match"}),
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -278,8 +287,8 @@ def make_rummy500_mask_unit(seed: int, players: int, chunk: int = 200):
     return unit, before
 
 
-PROFILE_PARTS = (
-    # (part, files and functions whose own time counts for it)
+RUMMY500_PROFILE_PARTS = (
+    # (part, (file suffixes, functions whose own time counts for it; None: all of the file))
     ("mask (legal actions)", ("games/rummy500.py", ("_compute_legal", "_draw_actions", "_meld_actions", "_shapes",
                                                    "_coverings", "_commit_ok", "_take_ok", "_placeable", "_after",
                                                    "legal_actions", "_new_sequences_in"))),
@@ -287,15 +296,23 @@ PROFILE_PARTS = (
     ("observation encoding", ("envs/rummy500.py", None)),
     ("bits to floats", ("envs/base.py", ("bits_to_array",))),
 )
+LEAST_COUNT_PROFILE_PARTS = (
+    ("mask (legal actions)", ("games/least_count.py", ("_compute_legal", "legal_actions", "legal_discards", "_add_sets",
+                                                       "_add_runs", "_runs_in_row", "_canonical", "may_declare"))),
+    ("engine apply, deal and showdown", ("games/least_count.py", None)),
+    ("observation encoding", ("envs/least_count.py", None)),
+    ("bits to floats", ("envs/base.py", ("bits_to_array",))),
+    ("reset seeding and deck shuffles", (("random.py", "seeding.py", "bit_generator.pyx"), None)),
+)
 
 
-def profile_rummy500(seed: int, seconds: float) -> tuple[dict[str, float], int]:
-    """Shares of a random-play step's time (2 players, own time per function under cProfile,
-    so the shares, not the rates, are meaningful) and the decisions profiled."""
+def profile_env(seed: int, seconds: float, game: str, parts: tuple, **options) -> tuple[dict[str, float], int]:
+    """Shares of a random-play step's time (own time per function under cProfile, so the
+    shares, not the rates, are meaningful) and the decisions profiled."""
     import cProfile
     import pstats
 
-    unit, _ = make_ours_env_unit(seed, "rummy500")
+    unit, _ = make_ours_env_unit(seed, game, **options)
     profiler = cProfile.Profile()
     decisions = 0
     end = time.perf_counter() + seconds
@@ -305,9 +322,9 @@ def profile_rummy500(seed: int, seconds: float) -> tuple[dict[str, float], int]:
     profiler.disable()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     total = sum(row[2] for row in stats.values())
-    shares = dict.fromkeys([part for part, _ in PROFILE_PARTS] + ["PettingZoo API, rewards, numpy mask"], 0.0)
+    shares = dict.fromkeys([part for part, _ in parts] + ["PettingZoo API, rewards, numpy mask"], 0.0)
     for (path, _line, name), row in stats.items():
-        for part, (suffix, names) in PROFILE_PARTS:
+        for part, (suffix, names) in parts:
             if path.replace(os.sep, "/").endswith(suffix) and (names is None or name in names):
                 shares[part] += row[2]
                 break
@@ -551,10 +568,30 @@ def rummy500_section(rates: dict[str, Rate], profile: tuple[dict[str, float], in
     return lines
 
 
+def least_count_section(rates: dict[str, Rate], profile: tuple[dict[str, float], int] | None) -> list[str]:
+    """The Least Count part of the report: steps/s against gin's figure of the same run and
+    the profile's shares."""
+    lines = ["", "## Least Count", "",
+             "| measurement | players | rate | unit | / gin env steps/s | notes |", "|---|---|---:|---|---:|---|"]
+    for suffix, label, _options in LEAST_COUNT_ROWS:
+        r = rates[f"env_ours_least_count_{suffix}"]
+        x = ratio(rates, r.key, "env_ours")
+        notes = "; ".join(f"{k} {v}" for k, v in r.extra.items())
+        lines.append(f"| env throughput | {label} | {fmt_rate(r)} | {r.unit} | "
+                     f"{'n/a' if x is None else f'{x:.2f}x'} | {notes} |")
+    if profile is not None:
+        shares, decisions = profile
+        lines += ["", f"Where a 4-player random-play step spends its time (cProfile own time over {decisions:,} "
+                      "decisions; shares only, as profiling slows everything):", ""]
+        lines += [f"- {part}: {share:.0%}" for part, share in shares.items()]
+    return lines
+
+
 def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[str], started: str,
-                 compared: list[str], profile: tuple[dict[str, float], int] | None = None) -> str:
+                 compared: list[str], profile: tuple[dict[str, float], int] | None = None,
+                 least_count_profile: tuple[dict[str, float], int] | None = None) -> str:
     lines = [
-        "# Gin rummy and Rummy 500 benchmark",
+        "# Gin rummy, Rummy 500 and Least Count benchmark",
         "",
         f"Generated by `python -m benchmarks.bench_gin --seconds {args.seconds:g}` on {started}.",
         "Not run in CI; `pip install -e \".[bench]\"` installs the peers.",
@@ -577,6 +614,7 @@ def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[st
             notes = "; ".join(f"{k} {v}" for k, v in r.extra.items())
             lines.append(f"| {title} | {r.label} | {fmt_rate(r)} | {r.unit} | {rel} | {notes} |")
     lines += rummy500_section(rates, profile)
+    lines += least_count_section(rates, least_count_profile)
     lines += ["", "## Targets", "", "| target | ratio | met |", "|---|---:|---|"]
     for ours_key, peer_key, need, text in TARGETS:
         x = ratio(rates, ours_key, peer_key)
@@ -617,7 +655,10 @@ def build_report(args, info, rates: dict[str, Rate], groups, mismatches: list[st
         "`pyspiel.load_game(\"gin_rummy\")`, `np.asarray(state.observation_tensor(), np.float32)` at every "
         "decision, chance nodes sampled from `state.chance_outcomes()` (uniform, checked). RLCard: "
         "`rlcard.make(\"gin-rummy\")`, choice over `state[\"legal_actions\"]` keys until `env.is_over()`. "
-        "Rummy 500: `rummy500_v0.env(num_players=2 or 4)`, driven exactly like ours gin, in the same interleaved group.",
+        "Rummy 500: `rummy500_v0.env(num_players=2 or 4)`, driven exactly like ours gin, in the same interleaved group. "
+        "Least Count: `least_count_v0.env(num_players=4 or 10)` (one-round episodes) and "
+        "`least_count_v0.env(episode=\"match\")`, driven the same way in the same group; a step of an eliminated "
+        "or finished agent (`step(None)`) is not counted.",
         "- Rummy 500 mask: engine states of uniform-random games are cloned before their legal actions are computed; "
         "each timed unit computes the legal actions of 200 such states from scratch (fresh clones made untimed). "
         "The share of a step is that time per decision over the env's time per decision.",
@@ -692,6 +733,9 @@ def main(argv: list[str] | None = None) -> int:
         ("env_rlcard", "RLCard gin-rummy env", make_rlcard_env_unit),
         *[(f"env_ours_rummy500_{n}p", f"ours rummy500_v0.env() {n} players",
            lambda seed, n=n: make_ours_env_unit(seed, "rummy500", num_players=n)) for n in RUMMY500_PLAYERS],
+        *[(f"env_ours_least_count_{suffix}", f"ours least_count_v0.env() {label}",
+           lambda seed, options=options: make_ours_env_unit(seed, "least_count", **options))
+          for suffix, label, options in LEAST_COUNT_ROWS],
     ]
     runners = [Runner(Rate(key, label, "steps/s"), lambda maker=maker: maker(args.seed)) for key, label, maker in env_rows]
     measure_group(runners, seconds, warmup, args.slices)
@@ -788,15 +832,25 @@ def main(argv: list[str] | None = None) -> int:
                 rate.extra["share of an env step"] = f"{env_rate.rate / rate.rate:.0%}"
     profile = None
     try:
-        profile = profile_rummy500(args.seed, seconds)
+        profile = profile_env(args.seed, seconds, "rummy500", RUMMY500_PROFILE_PARTS)
         for part, share in profile[0].items():
             print(f"  {part:<40} {share:.0%}")
     except Exception:  # noqa: BLE001 - the profile must not hide the figures
         print("  rummy500 profile: ERROR\n" + traceback.format_exc(), file=sys.stderr)
 
-    # 4. report --------------------------------------------------------------------
+    # 4. Least Count: the profile --------------------------------------------------
+    print("\n[4] least_count: where a 4-player step spends its time")
+    least_count_profile = None
+    try:
+        least_count_profile = profile_env(args.seed, seconds, "least_count", LEAST_COUNT_PROFILE_PARTS)
+        for part, share in least_count_profile[0].items():
+            print(f"  {part:<40} {share:.0%}")
+    except Exception:  # noqa: BLE001 - the profile must not hide the figures
+        print("  least_count profile: ERROR\n" + traceback.format_exc(), file=sys.stderr)
+
+    # 5. report --------------------------------------------------------------------
     print_table(rates, groups)
-    report = build_report(args, info, rates, groups, mismatches, started, list(impls), profile)
+    report = build_report(args, info, rates, groups, mismatches, started, list(impls), profile, least_count_profile)
     out_dir = os.path.dirname(args.out)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)

@@ -1,6 +1,6 @@
-"""The docs agree with the code: docs/gin_rummy.md and docs/rummy500.md (observation,
-options, action, phase and info tables, documented sizes) and docs/hollywood_gin.md, and
-their ``>>>`` examples run as doctests."""
+"""The docs agree with the code: docs/gin_rummy.md, docs/rummy500.md and
+docs/least_count.md (observation, options, action, phase and info tables, documented sizes)
+and docs/hollywood_gin.md, and their ``>>>`` examples run as doctests."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rummy_envs import gin_rummy_v0, rummy500_v0
+from rummy_envs import gin_rummy_v0, least_count_v0, rummy500_v0
 from rummy_envs.games import gin as G
+from rummy_envs.games import least_count as L
 from rummy_envs.games import rummy500 as R
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -128,7 +129,7 @@ def test_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
 
 
-@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md"])
+@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md", "least_count.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples in the fenced python blocks, run in order with shared names."""
     text = (DOCS / doc).read_text()
@@ -230,3 +231,63 @@ def test_rummy500_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
     four, eight = rummy500_v0.raw_env(num_players=4), rummy500_v0.raw_env(num_players=8)
     assert f"Four players have {four.observation_size} entries, eight {eight.observation_size}" in text
+
+
+LEAST_COUNT_DOC = DOCS / "least_count.md"
+
+
+def test_least_count_observation_table_matches_layout():
+    rows = table(["segment", "offset", "size", "meaning"], LEAST_COUNT_DOC)
+    documented = [(ticked(r[0]), int(r[1]), int(r[2])) for r in rows]
+    layout = least_count_v0.raw_env().observation_layout()
+    assert documented == [(s.name, s.offset, s.size) for s in layout.values()]
+
+
+def test_least_count_options_table_names_and_defaults():
+    rows = table(["option", "default", "allowed", "meaning"], LEAST_COUNT_DOC)
+    documented = {ticked(r[0]): ast.literal_eval(ticked(r[1])) for r in rows}
+    assert len(documented) == len(rows), "an option is documented twice"
+    defaults = {f.name: f.default for f in dataclasses.fields(L.LeastCountConfig)}
+    signature = inspect.signature(least_count_v0.raw_env.__init__)
+    defaults.update({name: signature.parameters[name].default for name in RUMMY500_ENV_OPTIONS})
+    assert set(documented) == set(defaults)
+    for name, value in documented.items():
+        assert value == defaults[name] and type(value) is type(defaults[name]), name
+    for row in rows:  # every quoted choice constructs an env
+        for choice in re.findall(r'`("[^"`]*")`', row[2]):
+            least_count_v0.raw_env(**{ticked(row[0]): ast.literal_eval(choice)})
+
+
+def test_least_count_action_table_matches_constants():
+    rows = table(["action", "ids", "meaning"], LEAST_COUNT_DOC)
+    ranges = {}
+    for r in rows:
+        bounds = [int(x) for x in re.findall(r"\d+", r[1])]
+        ranges[ticked(r[0])] = (bounds[0], bounds[-1])
+    assert {name: lo for name, (lo, _) in ranges.items()} == {name: getattr(L, name) for name in ranges}
+    ends = sorted(ranges.values())
+    assert ends[0][0] == 0 and ends[-1][1] == L.NUM_ACTIONS - 1
+    for (_, hi), (lo, _) in zip(ends, ends[1:]):
+        assert lo == hi + 1, "the documented id ranges must tile the action space"
+    assert set(ranges) == {"DECLARE", "DISCARD", "PICK_OPEN", "PICK_CLOSED"}
+
+
+def test_least_count_phase_info_and_view_tables():
+    phases = [ticked(r[0]) for r in table(["Phase", "Who acts"], LEAST_COUNT_DOC)]
+    assert phases == [p.name for p in L.Phase]
+    fields = [ticked(r[0]) for r in table(["field", "meaning"], LEAST_COUNT_DOC)]
+    assert fields == [f.name for f in dataclasses.fields(L.RoundResult)] + ["hand_number", "seat"]
+    text = LEAST_COUNT_DOC.read_text()
+    for field in dataclasses.fields(L.LeastCountView):
+        assert f"`{field.name}`" in text, f"player view field {field.name} is not documented"
+
+
+def test_least_count_documented_sizes():
+    text = LEAST_COUNT_DOC.read_text()
+    env = least_count_v0.raw_env()
+    assert f"Discrete({L.NUM_ACTIONS})" in text and f"int8[{L.NUM_ACTIONS}]" in text
+    assert f"float32[{env.observation_size}]" in text
+    env.reset(seed=0)
+    assert f"{env.state().shape[0]} entries by default" in text
+    two, ten = least_count_v0.raw_env(num_players=2), least_count_v0.raw_env(num_players=10)
+    assert f"two players have {two.observation_size} entries, ten {ten.observation_size}" in text

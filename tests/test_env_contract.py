@@ -1,7 +1,8 @@
 """The contract every environment honours (tests/env_contract.py), run for each env:
-gin_rummy_v0, hollywood_gin_v0, and rummy500_v0 with 2, 4 and 8 players, over each env's
-option sets. Fast versions run in CI (about 200 engine games per configuration at most);
-the thousands-of-games versions are marked ``slow`` (``pytest -m slow``)."""
+gin_rummy_v0, hollywood_gin_v0, rummy500_v0 with 2, 4 and 8 players and least_count_v0 with
+2, 4 and 10 players, over each env's option sets. Fast versions run in CI (about 200 engine
+games per configuration at most); the thousands-of-games versions are marked ``slow``
+(``pytest -m slow``)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from rummy_envs import IllegalActionError
 from env_contract import GameSpec, params
 from test_gin_env import GIN
 from test_hollywood_env import HOLLYWOOD
+from test_least_count_env import SPECS as LEAST_COUNT_SPECS
 from test_rummy500_env import SPECS as RUMMY500_SPECS
 
-SPECS: list[GameSpec] = [GIN, HOLLYWOOD, *RUMMY500_SPECS]
+SPECS: list[GameSpec] = [GIN, HOLLYWOOD, *RUMMY500_SPECS, *LEAST_COUNT_SPECS]
 slow = pytest.mark.slow
 SLOW_FACTOR = 15
 ignore_reset_warning = pytest.mark.filterwarnings("ignore:ignoring unknown reset option")

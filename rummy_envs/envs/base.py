@@ -7,6 +7,14 @@ steps, illegal actions, masks, episode ends) lives here once.
 Engines used here provide: ``current_player``, ``legal_actions()``, ``apply(a)``,
 ``is_terminal()``, ``truncated``, ``scores()`` (each player's game score so far, larger is
 better), ``standings()`` (what ranks players at the end), ``hand_results`` and ``to_dict()``.
+
+A game whose players can leave before the episode ends (Least Count eliminations) says who
+has left with ``_seats_out()``, asked whenever a hand ends. A leaving agent is terminated the PettingZoo way: it gets
+its last reward, is selected for one dead step, then is gone from ``agents``; the others
+play on. Rewards go only to the agents still in the episode, and still sum to zero: the
+points reward is centred on them, and under ``win_loss`` a leaving agent is paid its final
+place at once while the agents staying share the opposite amount (their final payment
+then makes up the rest of their own place's reward).
 """
 
 from __future__ import annotations
@@ -126,6 +134,10 @@ class RummyEnv(AECEnv, ABC):
         info["seat"] = player
         return {"hand_result": info}
 
+    def _seats_out(self) -> set[int]:
+        """Seats that have left the episode before its end; none unless a game overrides it."""
+        return set()
+
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -145,15 +157,20 @@ class RummyEnv(AECEnv, ABC):
                           stacklevel=2)
         game_seed = int(self.np_random.integers(0, 2**62))
         self.game = self._new_state(game_seed, options)
-        self.agents = list(self.possible_agents)
+        out = self._seats_out()
+        self.agents = [a for p, a in enumerate(self.possible_agents) if p not in out]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._win_loss_paid = {a: 0.0 for a in self.agents}  # paid early when others left (win_loss)
+        self._rewards_set = False  # a reward of the last step is not zero (most steps pay nothing)
+        self._skip_agent_selection = None
         self._scores = list(self.game.scores())
         self._hands_seen = len(self.game.hand_results)
-        self.agent_selection = self.possible_agents[max(self.game.current_player, 0)]
+        mover = self.game.current_player
+        self.agent_selection = self.possible_agents[mover] if mover >= 0 else self.agents[0]
         self._after_move()
         self._accumulate_rewards()  # non-zero only for a state dict that is already over
 
@@ -185,7 +202,8 @@ class RummyEnv(AECEnv, ABC):
         self._cumulative_rewards[agent] = 0.0
         game.apply(int(action))
         self._after_move()
-        self._accumulate_rewards()
+        if self._rewards_set:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -194,37 +212,67 @@ class RummyEnv(AECEnv, ABC):
         game = self.game
         if len(game.hand_results) == self._hands_seen and not game.is_terminal():
             # Scores only change when a hand ends: the common step pays nothing.
-            for a in self.possible_agents:
-                self.rewards[a] = 0.0
+            if self._rewards_set:
+                for a in self.agents:
+                    self.rewards[a] = 0.0
+                self._rewards_set = False
             self.agent_selection = self.possible_agents[game.current_player]
             return
+        self._rewards_set = True
         scores = game.scores()
         deltas = [new - old for new, old in zip(scores, self._scores)]
         self._scores = list(scores)
-        n = len(self.possible_agents)
+        seats = [self.agent_name_mapping[a] for a in self.agents]  # the seats still in the episode
         if self.reward_mode == "points":
-            mean = sum(deltas) / n
-            for a, d in zip(self.possible_agents, deltas):
-                self.rewards[a] = (d - mean) / self.reward_scale
+            mean = sum(deltas[p] for p in seats) / len(seats)
+            for p in seats:
+                self.rewards[self.possible_agents[p]] = (deltas[p] - mean) / self.reward_scale
         else:
-            for a in self.possible_agents:
+            for a in self.agents:
                 self.rewards[a] = 0.0
         if len(game.hand_results) != self._hands_seen:
             self._hands_seen = len(game.hand_results)
-            for p, a in enumerate(self.possible_agents):
-                self.infos[a] = self._hand_info(p)
+            for p in seats:
+                self.infos[self.possible_agents[p]] = self._hand_info(p)
         if game.is_terminal():
             if self.reward_mode == "win_loss":
-                for a, r in zip(self.possible_agents, rank_rewards(game.standings())):
-                    self.rewards[a] = r / self.reward_scale
-            for p, a in enumerate(self.possible_agents):
+                ranks = rank_rewards(game.standings())
+                for p in seats:
+                    a = self.possible_agents[p]
+                    self.rewards[a] = ranks[p] / self.reward_scale - self._win_loss_paid[a]
+            for p in seats:
+                a = self.possible_agents[p]
                 self.infos[a] = dict(self.infos[a], final_scores=list(scores), truncated=game.truncated)
                 if game.truncated:
                     self.truncations[a] = True
                 else:
                     self.terminations[a] = True
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            return
+        self.agent_selection = self.possible_agents[game.current_player]
+        out = self._seats_out()
+        leaving = [p for p in seats if p in out]
+        if leaving:
+            self._leave(leaving, [p for p in seats if p not in out])
+
+    def _leave(self, leaving: list[int], staying: list[int]) -> None:
+        """Terminate the agents of seats that left mid-episode (see the module docstring); their
+        dead steps come before the next move."""
+        if self.reward_mode == "win_loss":
+            ranks = rank_rewards(self.game.standings())
+            paid_now = 0.0
+            for p in leaving:
+                a = self.possible_agents[p]
+                self.rewards[a] = ranks[p] / self.reward_scale - self._win_loss_paid[a]
+                paid_now += self.rewards[a]
+            for p in staying:
+                a = self.possible_agents[p]
+                self.rewards[a] = -paid_now / len(staying)
+                self._win_loss_paid[a] += self.rewards[a]
+        for p in leaving:
+            a = self.possible_agents[p]
+            self.terminations[a] = True
+            self.infos[a] = dict(self.infos[a], eliminated=True)
+        self._deads_step_first()
 
     def _end_by_illegal_action(self, agent: str, action: Any) -> None:
         self._cumulative_rewards[agent] = 0.0

@@ -1,0 +1,184 @@
+"""least_count_v0: the PettingZoo AEC environment over ``rummy_envs.games.least_count``."""
+
+from __future__ import annotations
+
+from operator import getitem
+from typing import Any
+
+import numpy as np
+
+from rummy_envs import cards as C
+from rummy_envs.envs.base import RummyEnv, Segment, bits_to_array, make_layout
+from rummy_envs.games import least_count as L
+
+IDS = L.NUM_IDS
+_PHASES = len(L.Phase)
+
+
+class LeastCountEnv(RummyEnv):
+    """Least Count for 2-10 players as an AEC environment.
+
+    Keyword options are the rules options of ``LeastCountConfig`` (see docs/least_count.md),
+    ``num_players`` among them, plus ``render_mode``, ``reward`` ("points" | "win_loss"),
+    ``reward_scale`` and ``illegal_action`` ("raise" | "terminate"). In a match an
+    eliminated player's agent is terminated and leaves ``agents`` while the others play on.
+    """
+
+    metadata = {"name": "least_count_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    num_actions = L.NUM_ACTIONS
+    state_class = L.LeastCountState
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
+                 illegal_action: str = "raise", **rules: Any) -> None:
+        self.config = cfg = L.LeastCountConfig.from_kwargs(**rules)
+        super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
+                         reward_scale=reward_scale, illegal_action=illegal_action)
+        self._off = {name: s.offset for name, s in self.layout.items()}
+        n = cfg.num_players
+        self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
+        # The bit of entry i of each segment as a Python int (the encoder adds them up), and
+        # the per-seat and per-position blocks of the segments that have them.
+        self._bit_tables = {name: tuple(1 << (seg.offset + i) for i in range(seg.size))
+                            for name, seg in self.layout.items()}
+        self._known_tables = _blocks(self._bit_tables["known"], IDS)
+        self._slot_tables = _blocks(self._bit_tables["hand_slots"], IDS)
+        self._size_tables = _blocks(self._bit_tables["hand_sizes"], cfg.hand_size + 1)
+        self._unique_cards = cfg.max_copies == 1
+
+    # -- layout and encoding -------------------------------------------------------------------
+    def observation_layout(self) -> dict[str, Segment]:
+        """Named segments of the observation vector, in order (seats relative: me first)."""
+        cfg = self.config
+        n, copies = cfg.num_players, float(cfg.max_copies)
+        return make_layout([
+            ("hand", IDS, copies, "count of each card id in my hand (52: jokers)"),
+            ("hand_slots", L.MAX_HAND * IDS, 1.0, "one-hot card id at each position of my sorted hand (DISCARD)"),
+            ("open_set", IDS, copies, "the previous player's discard, which may be picked from"),
+            ("pending_discard", IDS, copies, "what the player to move has just discarded (PICK phase)"),
+            ("dead_pile", IDS, copies, "count of each card id in the dead pile"),
+            ("cut_card", IDS, 1.0, "one-hot cut card (cut_joker): every card of its rank is worth 0"),
+            ("known", n * IDS, copies, "cards each seat picked from an open set and still holds, per seat"),
+            ("hand_sizes", n * (cfg.hand_size + 1), 1.0, "per seat: one-hot number of cards in its hand"),
+            ("totals", n, np.inf, "each seat's match total / elimination_score"),
+            ("eliminated", n, 1.0, "1 for each seat out of the match"),
+            ("turn_done", n, 1.0, "1 for each seat that finished a turn this round (it may declare)"),
+            ("stock_size", 1, 1.0, "cards in the closed deck / deck size"),
+            ("turns", 1, 1.0, "turns played this round / max_turns_per_round"),
+            ("phase", _PHASES, 1.0, "one-hot phase: " + ", ".join(p.name for p in L.Phase)),
+            ("to_move", n, 1.0, "one-hot seat to move (none once over)"),
+            ("dealer", n, 1.0, "one-hot seat of the dealer"),
+        ])
+
+    def _encode(self, player: int) -> np.ndarray:
+        g = self.game
+        n = g.n
+        seats = self._seats[player]
+        tables, off = self._bit_tables, self._off
+        hand = g.hands[player]
+        piles = [(tables[name], cards) for name, cards in (("hand", hand), ("open_set", g.open_set),
+                                                           ("pending_discard", g.pending), ("dead_pile", g.dead))
+                 if cards]
+        piles += [(table, g.known[q]) for table, q in zip(self._known_tables, seats) if g.known[q]]
+        # One Python int holds a bit per entry, summed from precomputed bits and unpacked to
+        # floats in one go. Without copies of a card (one deck, at most one joker) a pile's
+        # bits are distinct and simply add up; otherwise further copies are added afterwards.
+        bits = (tables["phase"][g.phase] + tables["dealer"][(g.dealer - player) % n]
+                + sum(map(getitem, self._slot_tables, hand)))
+        extra: list[int] = []  # observation indices of second and further copies
+        if self._unique_cards:
+            for table, cards in piles:
+                bits += sum(map(table.__getitem__, cards))
+        else:
+            for table, cards in piles:
+                seen = set()
+                for card in cards:
+                    if card in seen:
+                        extra.append(table[card].bit_length() - 1)
+                    else:
+                        seen.add(card)
+                        bits += table[card]
+        if g.cut_card >= 0:
+            bits += tables["cut_card"][g.cut_card]
+        if g.current_player >= 0:
+            bits += tables["to_move"][(g.current_player - player) % n]
+        sizes = self._size_tables
+        for k, q in enumerate(seats):
+            bits += sizes[k][len(g.hands[q])]
+            if g.out_round[q]:
+                bits += tables["eliminated"][k]
+            if g.turn_done[q]:
+                bits += tables["turn_done"][k]
+        obs = bits_to_array(bits, self.observation_size)
+        for index in extra:
+            obs[index] += 1.0
+        cfg = self.config
+        if any(g.totals):
+            start = off["totals"]
+            obs[start:start + n] = [g.totals[q] / cfg.elimination_score for q in seats]
+        obs[off["stock_size"]] = len(g.stock) / cfg.deck_size
+        obs[off["turns"]] = g.turns / cfg.max_turns_per_round
+        return obs
+
+    def state(self) -> np.ndarray:
+        """Player 0's observation, then every seat's hand (53 counts each, absolute seats),
+        the closed deck from its top ((card id + 1) / 53 per position), and the seat to move."""
+        g = self.game
+        size = self.config.deck_size
+        hands = np.zeros((g.n, IDS), np.float32)
+        for q in range(g.n):
+            np.add.at(hands[q], g.hands[q], 1.0)
+        stock = np.zeros(size, np.float32)
+        if g.stock:
+            stock[:len(g.stock)] = np.add(g.stock[::-1], 1) / IDS
+        to_move = np.zeros(g.n, np.float32)
+        if g.current_player >= 0:
+            to_move[g.current_player] = 1.0
+        return np.concatenate([self._encode(0), hands.ravel(), stock, to_move])
+
+    # -- engine glue ---------------------------------------------------------------------------
+    def _seats_out(self) -> set[int]:
+        """Seats eliminated from the match."""
+        return {q for q, out in enumerate(self.game.out_round) if out}
+
+    def action_to_str(self, action: int) -> str:
+        return L.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        return L.str_to_action(text)
+
+    def player_view(self, agent: str) -> L.LeastCountView:
+        """Frozen view of exactly what ``agent`` may see (hand, piles, sizes, totals)."""
+        return self.game.view(self.agent_name_mapping[agent])
+
+    def _hand_info(self, player: int) -> dict[str, Any]:
+        info = self.game.hand_results[-1].as_dict()
+        info["hand_number"] = len(self.game.hand_results)
+        info["seat"] = player
+        return {"hand_result": info}
+
+    def _render_text(self, symbols: bool) -> str:
+        g = self.game
+        fmt = lambda cs: C.format(cs, symbols) or "-"  # noqa: E731
+        cut = f"  cut card {C.format_card(g.cut_card, symbols)}" if g.cut_card >= 0 else ""
+        lines = [f"{self.metadata['name']}  round {g.round_index + 1}  phase {g.phase.name}  dealer player_{g.dealer}  "
+                 f"turns {g.turns}{cut}"]
+        for q in range(g.n):
+            arrow = "->" if g.current_player == q else "  "
+            status = f"out after round {g.out_round[q]}" if g.out_round[q] else f"count {g.count(q)}"
+            known = f", known {fmt(g.known[q])}" if g.known[q] else ""
+            lines.append(f"{arrow} player_{q}: {fmt(g.hands[q])}  ({status}, total {g.totals[q]}{known})")
+        lines.append(f"   open set: {fmt(g.open_set)}   just discarded: {fmt(g.pending)}   "
+                     f"dead pile: {len(g.dead)}   closed deck: {len(g.stock)}")
+        if g.hand_results and (g.is_terminal() or self.config.episode == "match"):
+            r = g.hand_results[-1]
+            declarer = f" by player_{r.declarer}" if r.declarer >= 0 else ""
+            out = f", eliminated {['player_' + str(q) for q in r.eliminated]}" if r.eliminated else ""
+            lines.append(f"   last round: {r.kind}{declarer}, counts {r.counts}, points {r.points}{out}")
+        if g.is_terminal() and self.config.episode == "match":
+            lines.append(f"   winners: {['player_' + str(q) for q in g.winners] or 'none (round cap)'}")
+        return "\n".join(lines)
+
+
+def _blocks(items: tuple[int, ...], size: int) -> list[tuple[int, ...]]:
+    """``items`` cut into consecutive blocks of ``size``."""
+    return [items[i:i + size] for i in range(0, len(items), size)]

@@ -1,0 +1,880 @@
+"""Least Count ("Least Score") rules engine (2-10 players), pure Python over small int lists.
+
+``LeastCountState`` is the whole game: the deal (with the cut joker and the open card), the
+turn (declare at its start, or discard a legal set and then pick one card of the previous
+player's discard or the top of the closed deck), the dead pile and its reshuffle, the
+showdown (valid and false declarations, the tie rule, the timeout), elimination past the
+threshold and, with ``episode="match"``, rounds until one player is left.
+
+Cards are ids (``rank + 13 * suit``, every printed joker 52); with two decks a hand may hold
+two copies of an id. Hands are sorted lists of at most ``MAX_HAND`` ids, so a discard is a
+subset of the sorted hand: action ``DISCARD + subset - 1`` for a bitmask ``subset`` of hand
+positions. When a hand holds two copies of an id, only the subset taking the first copy is
+offered, so every legal discard has exactly one action.
+
+Dealing is internal: round ``k`` is shuffled by ``random.Random`` seeded from ``(seed, k)``,
+so the seed plus the action history replays a game exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import random
+from bisect import insort
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import lru_cache
+from itertools import combinations, product
+from typing import Any, ClassVar
+
+from rummy_envs import cards as C
+from rummy_envs import melds as M
+from rummy_envs.errors import IllegalActionError
+from rummy_envs.options import build, check_bool, check_choice, check_int
+
+GAME = "least_count"
+JOKER = C.JOKER
+NUM_IDS = C.NUM_CARDS + 1  # card ids with the joker
+MAX_HAND = 7  # the largest hand_size: the discard actions are the subsets of 7 positions
+JOKER_RANK = C.NUM_RANKS  # printed jokers form pairs and fours only with each other
+FLUSH_SIZE = 5
+
+
+class Phase(IntEnum):
+    """Decision points of a turn; GAME_OVER ends the episode (round or match)."""
+
+    TURN_START = 0  # declare, or discard a legal set
+    PICK = 1  # pick a card of the open set or the top of the closed deck
+    GAME_OVER = 2
+
+
+# Action ids: named offsets of one Discrete space.
+DECLARE = 0
+DISCARD = 1  # DISCARD + subset - 1: the cards at the set bits of ``subset`` in the sorted hand
+PICK_OPEN = DISCARD + (1 << MAX_HAND) - 1  # PICK_OPEN + card id: a card of the open set
+PICK_CLOSED = PICK_OPEN + NUM_IDS  # the top card of the closed deck
+NUM_ACTIONS = PICK_CLOSED + 1
+_SIMPLE_NAMES = {DECLARE: "DECLARE", PICK_CLOSED: "PICK_CLOSED"}
+_SIMPLE_IDS = {name: a for a, name in _SIMPLE_NAMES.items()}
+
+
+def action_to_str(action: int) -> str:
+    """Readable name of an action id: ``DECLARE``, ``DISCARD(0,2)`` (positions in the sorted
+    hand, from 0), ``PICK_OPEN(7C)``, ``PICK_CLOSED``."""
+    if action in _SIMPLE_NAMES:
+        return _SIMPLE_NAMES[action]
+    if DISCARD <= action < PICK_OPEN:
+        subset = action - DISCARD + 1
+        return f"DISCARD({','.join(str(i) for i in range(MAX_HAND) if subset >> i & 1)})"
+    if PICK_OPEN <= action < PICK_CLOSED:
+        return f"PICK_OPEN({C.format_card(action - PICK_OPEN)})"
+    return f"<out of range {action}>"
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of ``action_to_str`` (positions in any order); ValueError on anything else."""
+    name = text.strip().upper().replace(" ", "")
+    if name in _SIMPLE_IDS:
+        return _SIMPLE_IDS[name]
+    head, _, rest = name.partition("(")
+    if not rest.endswith(")"):
+        raise ValueError(f"cannot parse action {text!r}")
+    arg = rest[:-1]
+    if head == "PICK_OPEN":
+        return PICK_OPEN + C.parse_card(arg)
+    if head == "DISCARD":
+        positions = arg.split(",")
+        if not all(p.isdigit() and int(p) < MAX_HAND for p in positions) or len(set(positions)) != len(positions):
+            raise ValueError(f"cannot parse action {text!r}: DISCARD takes distinct hand positions 0..{MAX_HAND - 1}")
+        return DISCARD + sum(1 << int(p) for p in positions) - 1
+    raise ValueError(f"cannot parse action {text!r}")
+
+
+def discard_action(hand: list[int], cards: C.CardsLike) -> int:
+    """The action discarding ``cards`` from the sorted ``hand`` (first copies first);
+    ValueError when the hand does not hold them."""
+    wanted = Counter(C.parse(cards))
+    subset = 0
+    for card, copies in wanted.items():
+        if hand.count(card) < copies:
+            raise ValueError(f"the hand {C.format(hand) or '-'} does not hold {C.format([card] * copies)}")
+        start = hand.index(card)
+        subset |= ((1 << copies) - 1) << start
+    if not subset:
+        raise ValueError("a discard needs at least one card")
+    return DISCARD + subset - 1
+
+
+def subset_cards(hand: list[int], action: int) -> list[int]:
+    """The cards a DISCARD action takes from the sorted ``hand``."""
+    subset = action - DISCARD + 1
+    return [card for i, card in enumerate(hand) if subset >> i & 1]
+
+
+# ----------------------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True)
+class LeastCountConfig:
+    """Rules options of least_count.md, named as in the spec, plus the episode length and the
+    round cap. ``num_decks=None`` means the spec's default: one deck for 2-6 players, two for
+    7-10. ``declare_max_count=None`` sets no threshold."""
+
+    game: ClassVar[str] = GAME
+    num_players: int = 4
+    num_decks: int | None = None
+    num_printed_jokers: int = 0
+    cut_joker: bool = False
+    hand_size: int = 5
+    initial_open_card: bool = True
+    sequence_same_suit: bool = False
+    sequence_lengths: tuple[int, ...] = (3, 5)
+    allow_two_different_pairs: bool = False
+    allow_three_of_a_kind: bool = False
+    declare_timing: str = "start_of_turn"
+    declare_max_count: int | None = None
+    tie_declaration_valid: bool = False
+    false_declare_penalty: int = 20
+    max_turns_per_round: int = 200
+    elimination_score: int = 100
+    eliminate_on_equal: bool = False
+    match_end: str = "last_player_standing"
+    episode: str = "hand"
+    max_rounds: int = 100
+
+    def __post_init__(self) -> None:
+        check_int("num_players", self.num_players, 2, 10)
+        if self.num_decks is not None:
+            check_int("num_decks", self.num_decks, 1, 2)
+        check_int("num_printed_jokers", self.num_printed_jokers, 0, 2)
+        check_int("hand_size", self.hand_size, 1, MAX_HAND)
+        lengths = self.sequence_lengths
+        if (not isinstance(lengths, (list, tuple, set, frozenset)) or not lengths
+                or any(isinstance(x, bool) or not isinstance(x, int) or not 3 <= x <= C.NUM_RANKS for x in lengths)):
+            raise ValueError(f"option sequence_lengths={lengths!r} is invalid; expected a non-empty collection of "
+                             f"integers 3..{C.NUM_RANKS}")
+        object.__setattr__(self, "sequence_lengths", tuple(sorted(set(lengths))))
+        check_choice("declare_timing", self.declare_timing, ("start_of_turn", "start_of_any_turn"))
+        if self.declare_max_count is not None:
+            check_int("declare_max_count", self.declare_max_count, 0)
+        check_int("false_declare_penalty", self.false_declare_penalty, 0)
+        check_int("max_turns_per_round", self.max_turns_per_round, 1)
+        check_int("elimination_score", self.elimination_score, 1)
+        check_choice("match_end", self.match_end, ("last_player_standing", "first_elimination"))
+        check_choice("episode", self.episode, ("hand", "match"))
+        check_int("max_rounds", self.max_rounds, 1)
+        for name in ("cut_joker", "initial_open_card", "sequence_same_suit", "allow_two_different_pairs",
+                     "allow_three_of_a_kind", "tie_declaration_valid", "eliminate_on_equal"):
+            check_bool(name, getattr(self, name))
+        dealt = self.num_players * self.hand_size + self.initial_open_card + self.cut_joker
+        if dealt >= self.deck_size:
+            raise ValueError(f"option hand_size={self.hand_size!r} is invalid: {self.num_players} hands of "
+                             f"{self.hand_size}, the open and cut cards and a closed deck need more than the "
+                             f"{self.deck_size} cards of {self.decks} deck(s)")
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> LeastCountConfig:
+        """Build from keyword options; unknown names raise ValueError naming them."""
+        return build(cls, kwargs, cls.game)
+
+    def as_options(self) -> dict[str, Any]:
+        """The options as plain JSON values (``sequence_lengths`` as a list)."""
+        options = dataclasses.asdict(self)
+        options["sequence_lengths"] = list(self.sequence_lengths)
+        return options
+
+    @property
+    def decks(self) -> int:
+        """Decks in play: ``num_decks``, else one for 2-6 players and two for 7 or more."""
+        return self.num_decks if self.num_decks is not None else (1 if self.num_players <= 6 else 2)
+
+    @property
+    def total_jokers(self) -> int:
+        return self.num_printed_jokers * self.decks
+
+    @property
+    def deck_size(self) -> int:
+        return C.NUM_CARDS * self.decks + self.total_jokers
+
+    @property
+    def max_copies(self) -> int:
+        """Most copies of one id: the decks, or the jokers when there are more."""
+        return max(self.decks, self.total_jokers)
+
+    def full_deck(self) -> list[int]:
+        return C.deck(self.decks, self.total_jokers)
+
+
+# ----------------------------------------------------------------------------------------
+# Card values and the discard patterns
+
+
+@lru_cache(maxsize=None)
+def card_values(cut_card: int | None) -> tuple[int, ...]:
+    """Value of every id: A = 1, 2-10 face value, J/Q/K = 10, printed jokers 0, and 0 for every
+    card of the cut card's rank (a cut printed joker leaves only printed jokers wild)."""
+    wild = -1 if cut_card is None or cut_card == JOKER else cut_card % C.NUM_RANKS
+    return tuple(0 if c % C.NUM_RANKS == wild else C.GIN_VALUES[c] for c in range(C.NUM_CARDS)) + (0,)
+
+
+@dataclass(frozen=True)
+class DiscardRules:
+    """The options that decide which sets of cards may be discarded together."""
+
+    sequence_lengths: tuple[int, ...] = (3, 5)
+    sequence_same_suit: bool = False
+    allow_three_of_a_kind: bool = False
+    allow_two_different_pairs: bool = False
+
+    @classmethod
+    @lru_cache(maxsize=64)
+    def of(cls, config: LeastCountConfig) -> DiscardRules:
+        return cls(config.sequence_lengths, config.sequence_same_suit, config.allow_three_of_a_kind,
+                   config.allow_two_different_pairs)
+
+    @property
+    def set_sizes(self) -> tuple[int, ...]:
+        """Sizes of a legal group of one rank: pairs and fours, and threes when allowed."""
+        return (2, 3, 4) if self.allow_three_of_a_kind else (2, 4)
+
+    @property
+    def shortest_run(self) -> int:
+        """The fewest cards of a sequence or a flush."""
+        return min(self.sequence_lengths[0], FLUSH_SIZE)
+
+
+def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
+    """Sorted subset bitmasks (bit i = the i-th card of the sorted ``hand``) of every legal
+    discard: a single, a pair, four of a kind (three when allowed, two different pairs when
+    allowed), a sequence of an allowed length (ace low or high, no wrap; one suit when
+    ``sequence_same_suit``) or a flush of 5 different cards of one suit. Printed jokers group
+    only with each other and fit no sequence or flush. Of copies of an id the first is used."""
+    size = len(hand)
+    firsts = [i for i in range(size) if not i or hand[i] != hand[i - 1]]  # first copies of each id
+    singles = [1 << i for i in firsts]
+    if size == 1:
+        return singles
+    groups: set[int] = set()
+    ranks = [card % C.NUM_RANKS if card != JOKER else JOKER_RANK for card in hand]
+    if len(set(ranks)) < size:
+        _add_sets(hand, ranks, len(firsts) < size, rules, groups)
+    if size >= rules.shortest_run:
+        naturals = [i for i in firsts if hand[i] != JOKER]
+        _add_runs(hand, naturals, rules, groups)
+    return sorted(singles + list(groups)) if groups else singles
+
+
+def _add_sets(hand: list[int], ranks: list[int], twins: bool, rules: DiscardRules, out: set[int]) -> None:
+    """Add the groups of one rank (and pairs of two ranks) to ``out``."""
+    by_rank: dict[int, list[int]] = {}
+    for i, rank in enumerate(ranks):
+        by_rank.setdefault(rank, []).append(i)
+    first = {card: hand.index(card) for card in set(hand)} if twins else {}
+    pairs: list[set[int]] = []
+    for positions in by_rank.values():
+        if len(positions) < 2:
+            continue
+        for size in rules.set_sizes:
+            for chosen in combinations(positions, size):
+                out.add(_canonical(hand, first, chosen) if twins else C.to_mask(chosen))
+        if rules.allow_two_different_pairs:
+            pairs.append({_canonical(hand, first, chosen) if twins else C.to_mask(chosen)
+                          for chosen in combinations(positions, 2)})
+    for a, b in combinations(pairs, 2):
+        out.update(x | y for x in a for y in b)
+
+
+def _add_runs(hand: list[int], naturals: list[int], rules: DiscardRules, out: set[int]) -> None:
+    """Add the sequences and flushes of the distinct natural cards at ``naturals`` to ``out``."""
+    count = len(naturals)
+    for k in range(count - FLUSH_SIZE + 1):
+        # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
+        if hand[naturals[k]] // C.NUM_RANKS == hand[naturals[k + FLUSH_SIZE - 1]] // C.NUM_RANKS:
+            suited = [i for i in naturals if hand[i] // C.NUM_RANKS == hand[naturals[k]] // C.NUM_RANKS]
+            out.update(C.to_mask(chosen) for chosen in combinations(suited, FLUSH_SIZE))
+            break  # seven cards hold at most one suit of five
+    shortest = rules.sequence_lengths[0]
+    if count < shortest:
+        return
+    if rules.sequence_same_suit:
+        groups = [[i for i in naturals if hand[i] // C.NUM_RANKS == s] for s in range(C.NUM_SUITS)]
+    else:
+        groups = [naturals]
+    for group in groups:
+        if len(group) < shortest:
+            continue
+        row = 0
+        for i in group:
+            row |= 1 << hand[i] % C.NUM_RANKS
+        runs = _runs_in_row(row, rules.sequence_lengths)
+        if not runs:
+            continue
+        by_rank: dict[int, list[int]] = {}
+        for i in group:
+            by_rank.setdefault(hand[i] % C.NUM_RANKS, []).append(1 << i)
+        for run in runs:
+            out.update(sum(picked) for picked in product(*(by_rank[r] for r in run)))
+
+
+@lru_cache(maxsize=None)
+def _runs_in_row(row: int, lengths: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The rank lists of every sequence of an allowed length inside the 13-bit rank row."""
+    return tuple(tuple(pos % C.NUM_RANKS for pos in range(lo, hi + 1))
+                 for lo, hi, _ranks in M.sequences_in_row(row) if hi - lo + 1 in lengths)
+
+
+def _canonical(hand: list[int], first: dict[int, int], positions: tuple[int, ...]) -> int:
+    """The subset taking the same cards as ``positions``, each id's first copies first."""
+    mask = 0
+    for i in positions:
+        j = first[hand[i]]
+        while mask >> j & 1:
+            j += 1
+        mask |= 1 << j
+    return mask
+
+
+# ----------------------------------------------------------------------------------------
+# Results and the view
+
+
+@dataclass
+class RoundResult:
+    """How a round ended and what each seat scored (points are bad: lower is better)."""
+
+    kind: str  # "valid_declaration", "false_declaration", "timeout"
+    declarer: int = -1
+    players: list[int] = field(default_factory=list)  # the seats dealt in
+    counts: list[int] = field(default_factory=list)  # each seat's count at the showdown (0 if not dealt in)
+    points: list[int] = field(default_factory=list)  # each seat's points for the round
+    hands: list[list[int]] = field(default_factory=list)  # every hand at the showdown, revealed
+    totals: list[int] = field(default_factory=list)  # match totals after the round
+    eliminated: list[int] = field(default_factory=list)  # seats eliminated after this round (match mode)
+    truncated: bool = False  # the round hit max_turns_per_round
+    cut_card: int = -1  # the cut card of the round (cut_joker), -1 if none
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a new plain dict (what ``dataclasses.asdict`` gives, without its
+        generic deep copy: rounds of short games end often)."""
+        return {"kind": self.kind, "declarer": self.declarer, "players": list(self.players),
+                "counts": list(self.counts), "points": list(self.points), "hands": [list(h) for h in self.hands],
+                "totals": list(self.totals), "eliminated": list(self.eliminated), "truncated": self.truncated,
+                "cut_card": self.cut_card}
+
+
+@dataclass(frozen=True)
+class LeastCountView:
+    """Exactly what one player may see, seats relative (index 0 is this player)."""
+
+    player: int
+    num_players: int
+    phase: Phase
+    is_my_turn: bool
+    to_move: int | None
+    dealer: int
+    hand: tuple[int, ...]  # sorted: DISCARD positions index it
+    count: int  # my hand's count
+    open_set: tuple[int, ...]  # the previous player's discard, which may be picked from
+    pending_discard: tuple[int, ...]  # what the player to move has just discarded (PICK phase)
+    dead_pile: tuple[int, ...]  # in the order the cards died
+    stock_size: int  # cards in the closed deck
+    cut_card: int | None
+    hand_sizes: tuple[int, ...]
+    known: tuple[tuple[int, ...], ...]  # cards each seat picked from an open set and still holds
+    totals: tuple[int, ...]
+    eliminated: tuple[bool, ...]
+    turn_done: tuple[bool, ...]  # seats that finished a turn this round (may declare)
+    turns: int
+    round_number: int
+    legal_actions: tuple[int, ...]
+
+
+# ----------------------------------------------------------------------------------------
+# The state
+
+
+def round_random(seed: int, round_index: int) -> random.Random:
+    """The generator of round ``round_index``: it draws the first dealer (round 0 only) and
+    shuffles the round's deck."""
+    return random.Random(f"{GAME}:{seed}:{round_index}")
+
+
+def _as_action(action: Any) -> int | None:
+    """``action`` as an int when it is an integer (numpy ones too, bools not), else None."""
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
+
+
+def _remove_cards(held: list[int], cards: list[int]) -> None:
+    """Remove from ``held`` one copy of each of ``cards`` it has (the rest are ignored)."""
+    for card in cards:
+        if card in held:
+            held.remove(card)
+
+
+class LeastCountState:
+    """A game of Least Count in progress: pure rules, mutated only by ``apply``."""
+
+    config_class: ClassVar[type[LeastCountConfig]] = LeastCountConfig
+
+    def __init__(self, config: LeastCountConfig | None = None, seed: int = 0, deck: list[int] | None = None,
+                 dealer: int | None = None):
+        self.config = cfg = config or self.config_class()
+        self.n = cfg.num_players
+        self.seed = int(seed)
+        self.rules = DiscardRules.of(cfg)
+        self.history: list[int] = []
+        self.round_index = 0
+        self.hand_results: list[RoundResult] = []
+        self.totals = [0] * self.n
+        self.out_round = [0] * self.n  # the round after which each seat was eliminated; 0 = active
+        self.winners: list[int] = []
+        self.truncated = False
+        rng = round_random(self.seed, 0)
+        drawn_dealer = rng.randrange(self.n)  # drawn even when a dealer is given, so the deck is the same
+        dealer = drawn_dealer if dealer is None else dealer
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < self.n:
+            raise ValueError(f"dealer must be a seat 0..{self.n - 1}, got {dealer!r}")
+        self.initial_deck = None if deck is None else C.check_deck(deck, cfg.full_deck())
+        self.first_dealer = dealer
+        self._deal(dealer, self.initial_deck, rng)
+
+    # -- dealing and turns -----------------------------------------------------------------
+    def _deal(self, dealer: int, deck: list[int] | None, rng: random.Random) -> None:
+        cfg = self.config
+        order = deck
+        if order is None:
+            order = cfg.full_deck()
+            rng.shuffle(order)
+        seats = [(dealer + k) % self.n for k in range(1, self.n + 1)]
+        seats = [q for q in seats if not self.out_round[q]]  # dealt from the dealer's left
+        self.dealer = dealer
+        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        size = cfg.hand_size
+        for i in range(len(seats) * size):
+            self.hands[seats[i % len(seats)]].append(order[i])
+        for hand in self.hands:
+            hand.sort()
+        rest = order[len(seats) * size:]
+        self.cut_card = rest.pop(0) if cfg.cut_joker else -1
+        self.open_set: list[int] = [rest.pop(0)] if cfg.initial_open_card else []
+        self.stock = rest[::-1]  # pop() draws the top card
+        self.dead: list[int] = []
+        self.pending: list[int] = []  # the mover's discard until it picks
+        self.known: list[list[int]] = [[] for _ in range(self.n)]
+        self.turn_done = [False] * self.n
+        self.turns = 0
+        self.reshuffles = 0
+        self.values = card_values(None if self.cut_card < 0 else self.cut_card)
+        self._begin_turn(seats[0])
+
+    def _begin_turn(self, player: int) -> None:
+        self.current_player = player
+        self.phase = Phase.TURN_START
+        self._legal: list[int] | None = None
+
+    def next_active(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` still in the match."""
+        for k in range(1, self.n + 1):
+            q = (seat + k) % self.n
+            if not self.out_round[q]:
+                return q
+        raise ValueError("no seat is still in the match")
+
+    # -- queries ---------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def active_seats(self) -> list[int]:
+        """Seats still in the match, in seat order."""
+        return [q for q in range(self.n) if not self.out_round[q]]
+
+    def count(self, player: int) -> int:
+        """The value of a hand: A = 1, 2-10 face value, J/Q/K = 10, jokers 0."""
+        values = self.values
+        return sum(values[c] for c in self.hands[player])
+
+    def may_declare(self, player: int) -> bool:
+        """``declare_allowed`` of the spec, at the start of ``player``'s turn."""
+        cfg = self.config
+        if not self.turn_done[player] and cfg.declare_timing == "start_of_turn":
+            return False
+        return cfg.declare_max_count is None or self.count(player) <= cfg.declare_max_count
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the player to move (empty when terminal)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        p = self.current_player
+        if self.phase == Phase.TURN_START:
+            out = [DECLARE] if self.may_declare(p) else []
+            out += [DISCARD - 1 + subset for subset in legal_discards(self.hands[p], self.rules)]
+            return out
+        if self.phase == Phase.PICK:
+            out = [PICK_OPEN + c for c in sorted(set(self.open_set))]
+            if self.stock or self.dead:
+                out.append(PICK_CLOSED)
+            return out
+        return []
+
+    def describe(self, action: int) -> str:
+        """``action_to_str`` plus the cards a discard takes from the hand of the player to move."""
+        name = action_to_str(action)
+        if DISCARD <= action < PICK_OPEN and self.current_player >= 0:
+            return f"{name} = {C.format(subset_cards(self.hands[self.current_player], action)) or '-'}"
+        return name
+
+    # -- scores ----------------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        """Larger is better: minus the round's points once it is over (hand mode), minus the
+        match totals in match mode."""
+        if self.config.episode == "match":
+            return [-t for t in self.totals]
+        if self.is_terminal() and self.hand_results:
+            return [-x for x in self.hand_results[-1].points]
+        return [0] * self.n
+
+    def standings(self) -> list[int]:
+        """What ranks the seats for ``reward="win_loss"``, larger is better. One round: the
+        scores. A match to the last player standing: minus each seat's finishing place (1 =
+        best), seats still in ahead of eliminated ones, later eliminations ahead of earlier,
+        then lower totals first, equal seats sharing a place. To the first elimination: the
+        scores (minus the totals)."""
+        cfg = self.config
+        if cfg.episode == "hand" or cfg.match_end == "first_elimination":
+            return self.scores()
+        still_in = len(self.hand_results) + 1
+        keys = [(self.out_round[q] or still_in, -self.totals[q]) for q in range(self.n)]
+        return [-1 - sum(other > key for other in keys) for key in keys]
+
+    def returns(self) -> list[float]:
+        """Zero-sum points: per round, each seat dealt in gets the mean points of that round's
+        players minus its own (what ``reward="points"`` pays), summed over the episode."""
+        out = [0.0] * self.n
+        rounds = self.hand_results if self.config.episode == "match" else self.hand_results[-1:]
+        if self.config.episode == "hand" and not self.is_terminal():
+            rounds = []
+        for result in rounds:
+            mean = sum(result.points[q] for q in result.players) / len(result.players)
+            for q in result.players:
+                out[q] += mean - result.points[q]
+        return out
+
+    # -- applying actions ------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
+        as_int = _as_action(action)
+        if as_int not in self.legal_actions():
+            raise IllegalActionError(
+                action, action_to_str(as_int) if as_int is not None else repr(action),
+                f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
+            )
+        action = as_int
+        self.history.append(action)
+        self._legal = None
+        p = self.current_player
+        if action == DECLARE:
+            self._showdown(p)
+        elif action < PICK_OPEN:
+            hand = self.hands[p]
+            subset = action - DISCARD + 1
+            self.pending = [c for i, c in enumerate(hand) if subset >> i & 1]
+            self.hands[p] = [c for i, c in enumerate(hand) if not subset >> i & 1]
+            _remove_cards(self.known[p], self.pending)
+            self.phase = Phase.PICK
+        elif action == PICK_CLOSED:
+            if not self.stock:
+                self._reshuffle()
+            insort(self.hands[p], self.stock.pop())
+            self._end_turn(p)
+        else:
+            card = action - PICK_OPEN
+            self.open_set.remove(card)
+            insort(self.hands[p], card)
+            insort(self.known[p], card)
+            self._end_turn(p)
+
+    def _reshuffle(self) -> None:
+        """The dead pile, shuffled from the seed, becomes the closed deck."""
+        cards = list(self.dead)
+        random.Random(f"{GAME}-reshuffle:{self.seed}:{self.round_index}:{self.reshuffles}").shuffle(cards)
+        self.reshuffles += 1
+        self.dead = []
+        self.stock = cards[::-1]
+
+    def _end_turn(self, p: int) -> None:
+        """The old open set dies, the mover's discard opens, and the next player moves (or the
+        round times out)."""
+        self.dead += self.open_set
+        self.open_set = sorted(self.pending)
+        self.pending = []
+        self.turn_done[p] = True
+        self.turns += 1
+        if self.turns >= self.config.max_turns_per_round:
+            self._showdown(-1)
+        else:
+            self._begin_turn(self.next_active(p))
+
+    def _showdown(self, declarer: int) -> None:
+        """Score the round (a declaration by ``declarer``, or the timeout when it is -1),
+        eliminate, and deal the next round or end the episode."""
+        cfg = self.config
+        players = self.active_seats()
+        counts = [self.count(q) if q in players else 0 for q in range(self.n)]
+        low = min(counts[q] for q in players)
+        points = [0] * self.n
+        if declarer < 0:
+            kind = "timeout"
+            for q in players:
+                points[q] = counts[q] - low
+        else:
+            d = counts[declarer]
+            others = [counts[q] for q in players if q != declarer]
+            valid = all(c >= d for c in others) if cfg.tie_declaration_valid else all(c > d for c in others)
+            if valid:
+                kind = "valid_declaration"
+                for q in players:
+                    points[q] = counts[q] - d
+            else:
+                kind = "false_declaration"
+                points[declarer] = cfg.false_declare_penalty + d - low
+        self.totals = [t + x for t, x in zip(self.totals, points)]
+        eliminated = self._eliminate(players) if cfg.episode == "match" else []
+        self.hand_results.append(RoundResult(kind, declarer, players, counts, points,
+                                             [list(h) for h in self.hands], list(self.totals), eliminated,
+                                             kind == "timeout", self.cut_card))
+        self._legal = None
+        if cfg.episode == "hand":
+            self._finish(truncated=kind == "timeout", winners=[])
+            return
+        active = self.active_seats()
+        if cfg.match_end == "first_elimination" and eliminated:
+            best = min(self.totals)
+            self._finish(truncated=False, winners=[q for q in range(self.n) if self.totals[q] == best])
+        elif len(active) <= 1:
+            self._finish(truncated=False, winners=active)
+        elif len(self.hand_results) >= cfg.max_rounds:
+            self._finish(truncated=True, winners=[])
+        else:
+            self.round_index += 1
+            self._deal(self.next_active(self.dealer), None, round_random(self.seed, self.round_index))
+
+    def _eliminate(self, players: list[int]) -> list[int]:
+        """Mark the seats whose total is past the threshold; if that is everybody, the lowest
+        totals stay in."""
+        cfg = self.config
+        limit = cfg.elimination_score
+        over = [q for q in players if self.totals[q] > limit or (cfg.eliminate_on_equal and self.totals[q] == limit)]
+        if len(over) == len(players):
+            best = min(self.totals[q] for q in over)
+            over = [q for q in over if self.totals[q] != best]
+        for q in over:
+            self.out_round[q] = len(self.hand_results) + 1
+        return over
+
+    def _finish(self, truncated: bool, winners: list[int]) -> None:
+        self.truncated = truncated
+        self.winners = winners
+        self.phase, self.current_player = Phase.GAME_OVER, -1
+
+    # -- views -----------------------------------------------------------------------------
+    def view(self, player: int) -> LeastCountView:
+        """What ``player`` may see now (see ``LeastCountView``)."""
+        n = self.n
+        seats = [(player + k) % n for k in range(n)]
+        mine = self.current_player == player
+        return LeastCountView(
+            player=player,
+            num_players=n,
+            phase=self.phase,
+            is_my_turn=mine,
+            to_move=None if self.current_player < 0 else (self.current_player - player) % n,
+            dealer=(self.dealer - player) % n,
+            hand=tuple(self.hands[player]),
+            count=self.count(player),
+            open_set=tuple(self.open_set),
+            pending_discard=tuple(self.pending),
+            dead_pile=tuple(self.dead),
+            stock_size=len(self.stock),
+            cut_card=None if self.cut_card < 0 else self.cut_card,
+            hand_sizes=tuple(len(self.hands[q]) for q in seats),
+            known=tuple(tuple(self.known[q]) for q in seats),
+            totals=tuple(self.totals[q] for q in seats),
+            eliminated=tuple(bool(self.out_round[q]) for q in seats),
+            turn_done=tuple(self.turn_done[q] for q in seats),
+            turns=self.turns,
+            round_number=self.round_index + 1,
+            legal_actions=tuple(self.legal_actions()) if mine else (),
+        )
+
+    # -- search API ------------------------------------------------------------------------
+    def clone(self) -> LeastCountState:
+        """An independent copy (cheap: ints and short lists)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for name in ("history", "totals", "out_round", "winners", "hand_results", "open_set", "stock", "dead",
+                     "pending", "turn_done"):
+            setattr(new, name, list(getattr(self, name)))
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(k) for k in self.known]
+        return new
+
+    def hidden_cards(self, player: int) -> list[int]:
+        """The cards of ``player``'s hand nobody else knows (those not picked from an open set)."""
+        rest = list(self.hands[player])
+        _remove_cards(rest, self.known[player])
+        return rest
+
+    def sample_determinization(self, player: int, rng: random.Random) -> LeastCountState:
+        """A copy in which every card hidden from ``player`` (the other hands but their known
+        cards, and the closed deck's order) is redealt at random."""
+        others = [q for q in range(self.n) if q != player and self.hands[q]]
+        pool = list(self.stock)
+        for q in others:
+            pool += self.hidden_cards(q)
+        rng.shuffle(pool)
+        new = self.clone()
+        for q in others:
+            k = len(self.hands[q]) - len(self.known[q])
+            new.hands[q] = sorted(self.known[q] + pool[:k])
+            pool = pool[k:]
+        new.stock = pool
+        new._legal = None
+        return new
+
+    # -- dicts and replay ------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-able description of the whole state (cards as strings)."""
+        fmt = C.format_card
+        cards = lambda ids: [fmt(c) for c in ids]  # noqa: E731
+        return {
+            "game": GAME,
+            "options": self.config.as_options(),
+            "seed": self.seed,
+            "initial_deck": None if self.initial_deck is None else cards(self.initial_deck),
+            "first_dealer": self.first_dealer,
+            "round_index": self.round_index,
+            "dealer": self.dealer,
+            "phase": self.phase.name,
+            "current_player": self.current_player,
+            "hands": [cards(h) for h in self.hands],
+            "stock": cards(reversed(self.stock)),
+            "open_set": cards(self.open_set),
+            "pending_discard": cards(self.pending),
+            "dead_pile": cards(self.dead),
+            "cut_card": fmt(self.cut_card) if self.cut_card >= 0 else None,
+            "known": [cards(k) for k in self.known],
+            "turn_done": list(self.turn_done),
+            "turns": self.turns,
+            "reshuffles": self.reshuffles,
+            "totals": list(self.totals),
+            "out_round": list(self.out_round),
+            "winners": list(self.winners),
+            "hand_results": [r.as_dict() for r in self.hand_results],
+            "truncated": self.truncated,
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeastCountState:
+        """Rebuild a state from ``to_dict`` output or a hand-written scenario.
+
+        Missing keys take the values of a fresh round: a scenario may give just ``hands``,
+        ``stock``, ``open_set``, ``dead_pile``, ``phase``, ``current_player``, ``dealer`` and
+        ``turn_done``. Every card of the game must be in exactly one place, else ValueError.
+        """
+        game = data.get("game", GAME)
+        if game != GAME:
+            raise ValueError(f"state dict of game {game!r} given to {cls.__name__} ({GAME!r})")
+        config = cls.config_class.from_kwargs(**data.get("options", {}))
+        state = cls(config, seed=data.get("seed", 0), dealer=data.get("dealer", 0))
+        n = state.n
+        parse = C.parse
+        if data.get("initial_deck") is not None:
+            state.initial_deck = C.check_deck(data["initial_deck"], config.full_deck())
+        state.first_dealer = data.get("first_dealer", state.dealer)
+        state.round_index = data.get("round_index", 0)
+        state.out_round = list(data.get("out_round", state.out_round))
+        if "hands" in data:
+            if len(data["hands"]) != n:
+                raise ValueError(f"state has {len(data['hands'])} hands for {n} players")
+            state.hands = [sorted(parse(h)) for h in data["hands"]]
+            state.stock = parse(data.get("stock", []))[::-1]
+            state.open_set = sorted(parse(data.get("open_set", [])))
+            state.pending = parse(data.get("pending_discard", []))
+            state.dead = parse(data.get("dead_pile", []))
+            state.known = [sorted(parse(k)) for k in data.get("known", [[]] * n)]
+            cut = data.get("cut_card")
+            state.cut_card = -1 if cut is None else C.parse_card(cut)
+            state.values = card_values(None if cut is None else state.cut_card)
+        state.phase = Phase[data.get("phase", state.phase.name)]
+        state.current_player = data.get("current_player", state.current_player)
+        for key in ("turns", "reshuffles", "truncated"):
+            if key in data:
+                setattr(state, key, data[key])
+        for key in ("turn_done", "totals", "winners"):
+            if key in data:
+                setattr(state, key, list(data[key]))
+        state.hand_results = [RoundResult(**r) for r in data.get("hand_results", [])]
+        state.history = list(data.get("history", []))
+        state._legal = None
+        state._check_consistent()
+        return state
+
+    def _check_consistent(self) -> None:
+        """ValueError unless every card of the game is in exactly one place and the hands,
+        seats, phase and known cards fit together."""
+        cfg = self.config
+        if (self.cut_card >= 0) != cfg.cut_joker:
+            raise ValueError(f"a cut card is given {'without' if self.cut_card >= 0 else 'with'} cut_joker"
+                             if self.cut_card >= 0 else "cut_joker needs a cut card")
+        placed = self.stock + self.open_set + self.pending + self.dead + ([self.cut_card] if self.cut_card >= 0 else [])
+        for hand in self.hands:
+            placed = placed + hand
+        C.check_deck(placed, cfg.full_deck())
+        n = self.n
+        for name, values in (("turn_done", self.turn_done), ("totals", self.totals), ("out_round", self.out_round)):
+            if len(values) != n:
+                raise ValueError(f"{name} has {len(values)} entries for {n} players")
+        terminal = self.phase == Phase.GAME_OVER
+        if not -1 <= self.current_player < n or (self.current_player < 0) != terminal:
+            raise ValueError(f"current_player {self.current_player} does not fit phase {self.phase.name}")
+        if not terminal and self.out_round[self.current_player]:
+            raise ValueError(f"current_player {self.current_player} is eliminated")
+        if not terminal and self.out_round[self.dealer]:
+            raise ValueError(f"dealer {self.dealer} is eliminated")
+        if (self.phase == Phase.PICK) != bool(self.pending):
+            raise ValueError("a pending discard is given exactly in the PICK phase")
+        if self.phase == Phase.PICK and not (self.open_set or self.stock or self.dead):
+            raise ValueError("the player to move must pick but there is no card to pick")
+        for q in range(n):
+            size = len(self.hands[q])
+            if self.out_round[q] and size and not terminal:
+                raise ValueError(f"seat {q} is eliminated but holds cards")
+            if size > cfg.hand_size:
+                raise ValueError(f"seat {q} holds {size} cards, more than hand_size={cfg.hand_size}")
+            mover_picking = q == self.current_player and self.phase == Phase.PICK
+            if not terminal and not self.out_round[q] and not size and not mover_picking:
+                raise ValueError(f"seat {q} is in the round but holds no card")
+            if Counter(self.known[q]) - Counter(self.hands[q]):
+                raise ValueError(f"known cards of seat {q} are not all in its hand")
+
+
+def replay(config: LeastCountConfig, seed: int, actions: list[int], deck: list[int] | None = None,
+           dealer: int | None = None) -> LeastCountState:
+    """The state reached by ``actions`` from the game seeded ``seed`` (exact replay); pass the
+    deck and first dealer the game was given, if any (``to_dict`` records them)."""
+    state = LeastCountState(config, seed, deck, dealer)
+    for a in actions:
+        state.apply(a)
+    return state

@@ -1,0 +1,228 @@
+"""The Least Count engine against the brute-force discard classifier of
+tests/least_count_oracle.py (every subset of random hands, jokers and two decks included,
+and every turn start of random games), and properties over random games (hypothesis):
+each turn discards at least one card and picks exactly one, hands never grow, every round
+scored and totalled by the rules, zero-sum returns, exact replays and determinizations
+that keep the player's view.
+
+Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check many more hands and games.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import least_count_oracle as oracle
+from rummy_envs import cards as C
+from rummy_envs.games import least_count as L
+from rummy_envs.games.least_count import DiscardRules, LeastCountConfig, LeastCountState, Phase
+from test_least_count_env import check_state, patient
+
+slow = pytest.mark.slow
+
+# Rule families the discards depend on (sequence lengths, same suit, threes, two pairs).
+DISCARD_RULES = {
+    "default": DiscardRules(),
+    "same_suit": DiscardRules(sequence_same_suit=True),
+    "mainstream": DiscardRules(sequence_lengths=(3, 4, 5, 6, 7), sequence_same_suit=True, allow_three_of_a_kind=True),
+    "permissive": DiscardRules(sequence_lengths=(3, 4), allow_three_of_a_kind=True, allow_two_different_pairs=True),
+    "two_pairs": DiscardRules(allow_two_different_pairs=True),
+}
+DECKS = {"one": C.deck(1, 0), "jokers": C.deck(1, 2), "two_decks_jokers": C.deck(2, 4)}
+
+
+def oracle_rules(rules: DiscardRules) -> dict:
+    return {"lengths": rules.sequence_lengths, "same_suit": rules.sequence_same_suit,
+            "triples": rules.allow_three_of_a_kind, "two_pairs": rules.allow_two_different_pairs}
+
+
+def random_hand(deck: list[int], rng: random.Random) -> list[int]:
+    """A sorted hand of 1-7 cards: uniform, or drawn from a window of neighbouring ranks in
+    some suits (plus the jokers), so that pairs, fours, sequences and flushes are common."""
+    size = rng.randint(1, L.MAX_HAND)
+    if rng.random() < 0.3:
+        return sorted(rng.sample(deck, size))
+    low = rng.randrange(13)
+    ranks = {(low + k) % 13 for k in range(rng.randint(1, 7))}
+    suits = set(rng.sample(range(4), rng.choice((1, 1, 2, 4))))
+    jokers = rng.random() < 0.3
+    pool = [c for c in deck if (c == L.JOKER and jokers) or (c < L.JOKER and c % 13 in ranks and c // 13 in suits)]
+    return sorted(rng.sample(pool, min(size, len(pool))))
+
+
+def check_hands(rules: DiscardRules, deck: list[int], hands: int, seed: int) -> Counter:
+    rng = random.Random(seed)
+    seen: Counter = Counter()
+    for _ in range(hands):
+        hand = random_hand(deck, rng)
+        got = set(L.legal_discards(hand, rules))
+        expected = oracle.legal_subsets(hand, **oracle_rules(rules))
+        extra, missing = (sorted(C.format(L.subset_cards(hand, L.DISCARD - 1 + m)) for m in masks)
+                          for masks in (got - expected, expected - got))
+        assert got == expected, f"{C.format(hand)}: engine extra {extra}, missing {missing}"
+        for mask in got:
+            seen[mask.bit_count()] += 1
+        seen["twins"] += len(set(hand)) < len(hand)
+    return seen
+
+
+@pytest.mark.parametrize("deck_name", list(DECKS))
+@pytest.mark.parametrize("name", list(DISCARD_RULES))
+def test_discards_equal_the_brute_force_classifier(name, deck_name):
+    seen = check_hands(DISCARD_RULES[name], DECKS[deck_name], hands=150, seed=len(name) + len(deck_name))
+    assert seen[2] and seen[3] and seen[5], seen
+    if deck_name == "two_decks_jokers":
+        assert seen["twins"] > 10
+
+
+@slow
+@pytest.mark.parametrize("deck_name", list(DECKS))
+@pytest.mark.parametrize("name", list(DISCARD_RULES))
+def test_discards_equal_the_brute_force_classifier_slow(name, deck_name):
+    check_hands(DISCARD_RULES[name], DECKS[deck_name], hands=5000, seed=99 + len(name))
+
+
+def cards_strategy(deck: list[int]) -> st.SearchStrategy[list[int]]:
+    """Sorted hands of 1-7 cards of ``deck`` (its copies bound each id)."""
+    return st.lists(st.integers(0, len(deck) - 1), min_size=1, max_size=L.MAX_HAND, unique=True).map(
+        lambda picks: sorted(deck[i] for i in picks))
+
+
+@settings(max_examples=150, deadline=None)
+@given(hand=cards_strategy(DECKS["two_decks_jokers"]), name=st.sampled_from(list(DISCARD_RULES)))
+def test_discards_property_against_the_classifier(hand, name):
+    rules = DISCARD_RULES[name]
+    legal = L.legal_discards(hand, rules)
+    assert set(legal) == oracle.legal_subsets(hand, **oracle_rules(rules))
+    assert legal == sorted(set(legal)) and all(0 < m < 1 << len(hand) for m in legal)
+    for mask in legal:  # one action per set of cards, and discard_action finds it
+        cards = L.subset_cards(hand, L.DISCARD - 1 + mask)
+        assert L.discard_action(hand, cards) == L.DISCARD - 1 + mask
+
+
+# Game configurations of the turn-level checks.
+GAME_OPTIONS = {
+    "default": {},
+    "mainstream": {"hand_size": 7, "sequence_same_suit": True, "allow_three_of_a_kind": True, "declare_max_count": 10},
+    "jokers_two_decks": {"num_players": 8, "num_printed_jokers": 2, "cut_joker": True,
+                         "allow_two_different_pairs": True},
+    "match": {"episode": "match", "elimination_score": 40, "tie_declaration_valid": True, "num_players": 3},
+}
+
+
+def test_every_turn_start_of_random_games_against_the_classifier():
+    checked = 0
+    for name, options in GAME_OPTIONS.items():
+        config = LeastCountConfig(**options)
+        rules = DiscardRules.of(config)
+        rng = random.Random(len(name))
+        for seed in range(4):
+            state = LeastCountState(config, seed)
+            while not state.is_terminal():
+                if state.phase == Phase.TURN_START:
+                    hand = state.hands[state.current_player]
+                    expected = [L.DISCARD - 1 + m for m in sorted(oracle.legal_subsets(hand, **oracle_rules(rules)))]
+                    declare = [L.DECLARE] if state.may_declare(state.current_player) else []
+                    assert state.legal_actions() == declare + expected
+                    checked += 1
+                state.apply(patient(state, rng))
+    assert checked > 200
+
+
+def play_game(config: LeastCountConfig, seed: int, rng: random.Random) -> LeastCountState:
+    """A random game checking every turn: one discard of at least one card, one pick, hands
+    never growing, each round's totals the sum of its points, nobody eliminated acting."""
+    state = LeastCountState(config, seed)
+    while not state.is_terminal():
+        p, rounds = state.current_player, len(state.hand_results)
+        before = len(state.hands[p])
+        action = patient(state, rng)
+        state.apply(action)
+        check_state(state)
+        if action == L.DECLARE:
+            result = state.hand_results[-1]
+            assert len(state.hand_results) == rounds + 1 and result.kind.endswith("declaration")
+            assert all(x >= 0 for x in result.points) and result.totals == state.totals
+            continue
+        assert state.phase == Phase.PICK and state.current_player == p
+        assert 1 <= len(state.pending) == before - len(state.hands[p])
+        state.apply(patient(state, rng))
+        check_state(state)
+        if len(state.hand_results) == rounds:
+            assert len(state.hands[p]) == before - len(state.open_set) + 1 <= before
+        else:
+            assert state.hand_results[-1].kind == "timeout" and state.hand_results[-1].truncated
+    totals = [sum(r.points[q] for r in state.hand_results) for q in range(state.n)]
+    if config.episode == "match":
+        assert state.totals == totals
+    assert abs(sum(state.returns())) < 1e-9
+    return state
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), name=st.sampled_from(list(GAME_OPTIONS)), players=st.sampled_from([2, 5, 10]))
+def test_random_games_keep_the_rules(seed, name, players):
+    options = {"num_players": players, **GAME_OPTIONS[name]}
+    config = LeastCountConfig(**options)
+    state = play_game(config, seed, random.Random(seed))
+    assert L.replay(config, seed, state.history).to_dict() == state.to_dict()
+    if config.episode == "match" and not state.truncated:
+        assert len(state.winners) == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32), steps=st.integers(0, 60), players=st.sampled_from([2, 4, 10]))
+def test_determinizations_keep_the_view_and_redeal_only_hidden_cards(seed, steps, players):
+    rng = random.Random(seed)
+    state = LeastCountState(LeastCountConfig(num_players=players, num_printed_jokers=1), seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            return
+        state.apply(patient(state, rng))
+    observer = rng.randrange(players)
+    det = state.sample_determinization(observer, rng)
+    check_state(det)
+    assert det.view(observer) == state.view(observer)
+    for q in range(players):
+        assert not Counter(state.known[q]) - Counter(det.hands[q])
+    def hidden(s: LeastCountState) -> Counter:
+        return sum((Counter(s.hidden_cards(q)) for q in range(players) if q != observer), Counter(s.stock))
+
+    assert hidden(det) == hidden(state)
+
+
+@slow
+@pytest.mark.parametrize("name", list(GAME_OPTIONS))
+def test_random_games_keep_the_rules_slow(name):
+    rng = random.Random(1)
+    for players in (2, 4, 7, 10):
+        config = LeastCountConfig(**{"num_players": players, **GAME_OPTIONS[name]})
+        for seed in range(150):
+            play_game(config, seed, rng)
+
+
+def test_action_names():
+    assert L.NUM_ACTIONS == 182 and (L.DECLARE, L.DISCARD, L.PICK_OPEN, L.PICK_CLOSED) == (0, 1, 128, 181)
+    assert L.action_to_str(L.DISCARD - 1 + 0b1011) == "DISCARD(0,1,3)"
+    assert L.str_to_action("discard(3, 1,0)") == L.DISCARD - 1 + 0b1011
+    assert L.action_to_str(L.PICK_OPEN + 52) == "PICK_OPEN(JK)"
+    assert L.str_to_action("PICK_OPEN(10h)") == L.PICK_OPEN + 35
+    for bad in ("DISCARD(0,0)", "DISCARD(7)", "DISCARD(-1)", "DISCARD()", "PICK_OPEN(1Z)", "DECLARE()", "SHOW"):
+        with pytest.raises(ValueError):
+            L.str_to_action(bad)
+    hand = C.parse("7C 7H 7H")
+    assert L.discard_action(hand, "7H 7C") == L.DISCARD - 1 + 0b011
+    with pytest.raises(ValueError, match="does not hold"):
+        L.discard_action(hand, "7H 7H 7H")
+
+
+def test_state_describes_discards_by_their_cards():
+    state = LeastCountState(LeastCountConfig(), seed=1)
+    hand = state.hands[state.current_player]
+    assert state.describe(L.DISCARD) == f"DISCARD(0) = {C.format_card(hand[0])}"
+    assert state.describe(L.PICK_CLOSED) == "PICK_CLOSED"

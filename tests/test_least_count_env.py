@@ -1,0 +1,552 @@
+"""The least_count_v0 environment: its contract spec (run by tests/test_env_contract.py for 2,
+4 and 10 players) and what is particular to it: eliminated players leaving ``agents`` the
+PettingZoo way (a last reward, a dead step, never acting again), every match ending with
+one winner, rewards over rounds and matches, every observation segment decoded against
+the player view, infos, the caps, the deal from a given deck, state() and rendering.
+
+The rules scenarios are in test_least_count_rules.py, the brute-force discard oracle and
+the property tests in test_least_count_engine.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from env_contract import GameSpec, StepChecks, Watcher
+from rummy_envs import cards as C
+from rummy_envs import least_count_v0
+from rummy_envs.envs.base import rank_rewards
+from rummy_envs.games import least_count as L
+from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
+
+# Env configurations (rules + env options), run at every player count.
+ENV_OPTION_SETS = {
+    "default": {},
+    "match": {"episode": "match"},
+    "win_loss_match": {"reward": "win_loss", "episode": "match", "elimination_score": 40},
+    "mainstream": {"hand_size": 7, "sequence_same_suit": True, "allow_three_of_a_kind": True, "declare_max_count": 10,
+                   "false_declare_penalty": 40, "reward_scale": 10.0},
+    "jokers_cut": {"num_printed_jokers": 2, "cut_joker": True, "allow_two_different_pairs": True,
+                   "sequence_lengths": (3, 4, 5)},
+    "first_elimination": {"reward": "win_loss", "episode": "match", "match_end": "first_elimination",
+                          "elimination_score": 30},
+}
+ENV_ONLY = {"reward", "reward_scale"}
+RULE_SETS = {
+    **{name: {k: v for k, v in options.items() if k not in ENV_ONLY} for name, options in ENV_OPTION_SETS.items()},
+    "match_options": {"episode": "match", "elimination_score": 25, "eliminate_on_equal": True,
+                      "tie_declaration_valid": True, "initial_open_card": False, "declare_timing": "start_of_any_turn"},
+    "two_decks": {"num_decks": 2, "num_printed_jokers": 1, "hand_size": 7, "cut_joker": True},
+    "caps": {"episode": "match", "max_turns_per_round": 6, "max_rounds": 3},
+}
+MATCH_SETS = ("match", "win_loss_match", "first_elimination", "match_options", "caps")
+
+
+# ---------------------------------------------------------------------------------------
+# Policies, invariants and hidden-card variants
+# ---------------------------------------------------------------------------------------
+
+
+def uniform(state: LeastCountState, rng: random.Random) -> int:
+    return rng.choice(state.legal_actions())
+
+
+def patient(state: LeastCountState, rng: random.Random) -> int:
+    """Random play that seldom declares and often picks from the open set, so rounds run long
+    enough to empty the closed deck (reshuffles) and reach the turn cap."""
+    legal = state.legal_actions()
+    if legal[0] == L.DECLARE and len(legal) > 1 and rng.random() > 0.02:
+        legal = legal[1:]
+    if state.phase == Phase.PICK and len(legal) > 1 and rng.random() < 0.6:
+        legal = legal[:-1] if legal[-1] == L.PICK_CLOSED else legal
+    return rng.choice(legal)
+
+
+def check_state(s: LeastCountState) -> None:
+    """Every card in one place; hands, known cards, seats and piles consistent."""
+    cfg = s.config
+    everything = Counter(s.stock) + Counter(s.open_set) + Counter(s.pending) + Counter(s.dead)
+    if s.cut_card >= 0:
+        everything[s.cut_card] += 1
+    for hand in s.hands:
+        everything.update(hand)
+    assert everything == Counter(cfg.full_deck()), f"cards not conserved in phase {s.phase.name}"
+    assert (s.cut_card >= 0) == cfg.cut_joker
+    for q in range(s.n):
+        assert s.hands[q] == sorted(s.hands[q]) and len(s.hands[q]) <= cfg.hand_size
+        assert not Counter(s.known[q]) - Counter(s.hands[q]), "known cards not in the hand"
+        if s.out_round[q]:  # the hands of the last round stay on show once the match is over
+            assert (s.is_terminal() or not s.hands[q]) and s.current_player != q and q not in s.winners
+    if s.is_terminal():
+        assert s.current_player == -1 and not s.legal_actions()
+        return
+    assert s.legal_actions(), f"no legal action in {s.phase.name}: a dead end"
+    assert not s.out_round[s.current_player] and not s.out_round[s.dealer]
+    sizes = [len(h) for q, h in enumerate(s.hands) if not s.out_round[q] and q != s.current_player]
+    assert all(sizes), "a player in the round holds no card"
+    assert (s.phase == Phase.PICK) == bool(s.pending)
+    if s.phase == Phase.TURN_START:
+        assert s.hands[s.current_player] and (L.DECLARE in s.legal_actions()) == s.may_declare(s.current_player)
+
+
+def hidden_variants(state: LeastCountState, p: int, rng: random.Random) -> list[tuple[str, dict]]:
+    """State dicts that differ from ``state`` only in what player ``p`` cannot see: an unseen
+    card of another hand swapped with a stock card, and the stock reordered."""
+    if state.is_terminal():
+        return []
+    d = state.to_dict()
+    out: list[tuple[str, dict]] = []
+    others = [q for q in range(state.n) if q != p and state.hidden_cards(q)]
+    q = rng.choice(others) if others else -1
+    hidden = state.hidden_cards(q) if others else []
+    swappable = [x for x in sorted(set(hidden)) if any(y != C.format_card(x) for y in d["stock"])]
+    if swappable:
+        x = C.format_card(rng.choice(swappable))
+        j = rng.choice([i for i, y in enumerate(d["stock"]) if y != x])
+        v = copy.deepcopy(d)
+        hand = v["hands"][q]
+        hand[hand.index(x)] = v["stock"][j]
+        v["hands"][q] = C.format(sorted(C.parse(hand))).split()
+        v["stock"][j] = x
+        out.append((f"swap a card of seat {q} with a stock card", v))
+    if len(set(d["stock"])) >= 2:
+        v = copy.deepcopy(d)
+        while v["stock"] == d["stock"]:
+            rng.shuffle(v["stock"])
+        out.append(("shuffle stock", v))
+    return out
+
+
+def own_card_swap(d: dict, p: int) -> dict:
+    v = copy.deepcopy(d)
+    x = v["hands"][p][0]
+    j = next(i for i, y in enumerate(v["stock"]) if y != x)
+    v["hands"][p][0], v["stock"][j] = v["stock"][j], x
+    v["hands"][p] = C.format(sorted(C.parse(v["hands"][p]))).split()
+    v["known"][p] = []
+    return v
+
+
+def replay_dict(d: dict) -> LeastCountState:
+    return L.replay(LeastCountConfig.from_kwargs(**d["options"]), d["seed"], d["history"], d["initial_deck"],
+                    d["first_dealer"])
+
+
+def step_bound(config: LeastCountConfig) -> int:
+    """More actions than a game can take: two per turn and a declaration per round."""
+    per_round = 2 * config.max_turns_per_round + 1
+    return per_round * (config.max_rounds if config.episode == "match" else 1)
+
+
+class MatchWatcher(Watcher):
+    """An eliminated seat never moves again and stays out; every round is scored by the spec;
+    a match to the last player standing ends with exactly one winner (unless capped)."""
+
+    def __init__(self, config: LeastCountConfig) -> None:
+        self.config = config
+
+    def before(self, state: LeastCountState) -> None:
+        assert not state.out_round[state.current_player], "an eliminated player is asked to act"
+        self.out = list(state.out_round)
+        self.rounds = len(state.hand_results)
+
+    def after(self, state: LeastCountState) -> None:
+        assert all(now == before for now, before in zip(state.out_round, self.out) if before), "a seat came back"
+        if len(state.hand_results) != self.rounds:
+            check_round_score(self.config, state.hand_results[-1], self.out)
+
+    def end(self, state: LeastCountState) -> None:
+        cfg = self.config
+        if cfg.episode == "match" and cfg.match_end == "last_player_standing" and not state.truncated:
+            assert len(state.winners) == 1 and state.active_seats() == state.winners, state.winners
+            assert state.standings()[state.winners[0]] == -1
+
+
+def check_round_score(config: LeastCountConfig, result: L.RoundResult, out_before: list[int]) -> None:
+    """The round's points recomputed from its hands by the rules of least_count.md §6-§7."""
+    players = [q for q in range(config.num_players) if not out_before[q]]
+    assert result.players == players and (result.cut_card >= 0) == config.cut_joker
+    wild = result.cut_card % 13 if 0 <= result.cut_card < L.JOKER else -1
+    counts = [sum(0 if c == L.JOKER or c % 13 == wild else min(c % 13 + 1, 10) for c in hand) for hand in result.hands]
+    assert result.counts == counts
+    low = min(result.counts[q] for q in players)
+    if result.kind == "timeout":
+        assert result.points == [result.counts[q] - low if q in players else 0 for q in range(len(counts))]
+        return
+    d = result.counts[result.declarer]
+    beaten = [q for q in players if q != result.declarer and (result.counts[q] <= d if not config.tie_declaration_valid
+                                                              else result.counts[q] < d)]
+    if result.kind == "valid_declaration":
+        assert not beaten
+        assert result.points == [result.counts[q] - d if q in players else 0 for q in range(len(counts))]
+    else:
+        assert beaten and result.kind == "false_declaration"
+        expected = [0] * len(counts)
+        expected[result.declarer] = config.false_declare_penalty + d - low
+        assert result.points == expected
+
+
+class EliminationChecks(StepChecks):
+    """Through the env: an agent whose seat is out is terminated at once, selected only for
+    its dead step, and gone from ``agents`` after it; nobody else is terminated early."""
+
+    def before(self, env: Any) -> None:
+        raw = env.unwrapped
+        out = {raw.possible_agents[q] for q in raw._seats_out()}
+        assert raw.agent_selection not in out, "an eliminated agent is asked to act"
+        assert not out & set(raw.agents), "an eliminated agent is still in agents after its dead step"
+        self.agents = list(raw.agents)
+
+    def after(self, env: Any) -> None:
+        raw = env.unwrapped
+        if any(raw.truncations.values()) or all(raw.terminations.values()):
+            return
+        out = {raw.possible_agents[q] for q in raw._seats_out()}
+        assert raw.agents == self.agents, "agents changed without a dead step"
+        assert {a for a in raw.agents if raw.terminations[a]} == out & set(raw.agents)
+        if out & set(raw.agents):
+            assert raw.agent_selection in out, "a leaving agent's dead step comes first"
+
+
+def check_coverage(name: str, finals: list[LeastCountState]) -> None:
+    kinds = Counter(r.kind for s in finals for r in s.hand_results)
+    if name == "caps":
+        assert kinds["timeout"] > 0 and all(s.truncated for s in finals if len(s.active_seats()) > 1), kinds
+        return
+    if name == "mainstream":  # declaring needs a count of 10 at most: rounds run long
+        assert sum(s.reshuffles for s in finals) > 0 and kinds["timeout"] > 0, kinds
+        return
+    assert kinds["false_declaration"] > 0, kinds
+    if name == "default" and finals[0].n <= 4:  # the lowest of ten hands seldom declares at random
+        assert kinds["valid_declaration"] > 0, kinds
+    if name in MATCH_SETS:
+        assert sum(len(r.eliminated) for s in finals for r in s.hand_results) > 0
+
+
+def spec(players: int) -> GameSpec:
+    """The contract spec at a player count (fewer games as the tables grow)."""
+    fewer = {2: 1, 4: 2, 10: 6}[players]
+    engine_games = {name: max(2, (60 if name == "default" else 16) // fewer) for name in RULE_SETS}
+    for name in MATCH_SETS:
+        engine_games[name] = max(2, 8 // fewer)
+    return GameSpec(
+        id=f"least_count-{players}p",
+        module=least_count_v0,
+        state_class=LeastCountState,
+        config_class=LeastCountConfig,
+        env_option_sets=ENV_OPTION_SETS,
+        rule_sets=RULE_SETS,
+        policy=uniform,
+        check_state=check_state,
+        hidden_variants=hidden_variants,
+        own_card_swap=own_card_swap,
+        replay=replay_dict,
+        action_to_str=L.action_to_str,
+        full_deck=lambda config: config.full_deck(),
+        step_bound=step_bound,
+        seeding_options={"episode": "match"},
+        persistent_options={"hand_size": 4, "num_printed_jokers": 1, "cut_joker": True, "episode": "match",
+                            "sequence_lengths": (3, 4), "reward_scale": 2.0},
+        dead_step_options=({}, {"episode": "match", "match_end": "first_elimination", "elimination_score": 30},
+                           {"max_turns_per_round": 3}),
+        bad_action_strings=("DISCARD(7)", "DISCARD(0,0)", "DISCARD()", "PICK_OPEN(XX)", "DECLARE(1)",
+                            "PICK_CLOSED(AS)"),
+        base_options={"num_players": players},
+        watcher=MatchWatcher,
+        special=lambda state: state.phase == Phase.PICK and not state.stock,
+        reveals=lambda state, action: action == L.PICK_CLOSED,
+        check_coverage=check_coverage,
+        engine_games=engine_games,
+        env_episodes={name: (12 if name in ("default", "mainstream") else 3) // fewer or 1 for name in ENV_OPTION_SETS},
+        continued_states=12 // fewer,
+        illegal_episodes={2: 4, 4: 3, 10: 2}[players],
+        leak_sets=("default", "mainstream", "jokers_cut", "two_decks"),
+        dict_sets=("default", "match", "jokers_cut", "two_decks", "match_options"),
+        play_out_steps=40,
+        leak_games={2: 4, 4: 3, 10: 2}[players],
+        hand_policies=(uniform, patient),
+        env_checks=lambda env: EliminationChecks(),
+    )
+
+
+SPECS = [spec(2), spec(4), spec(10)]
+
+
+def make_env(**options):
+    return least_count_v0.env(**options)
+
+
+def run_episode(env, rng: random.Random, policy=uniform, before=None, after=None) -> dict[str, float]:
+    """Play one episode the AEC way; ``before`` and ``after`` see the raw env around every
+    live step. Returns each agent's total reward from ``last()``."""
+    raw = env.unwrapped
+    totals = dict.fromkeys(raw.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        if before:
+            before(raw)
+        env.step(policy(raw.game, rng))
+        if after:
+            after(raw)
+    return totals
+
+
+# ---------------------------------------------------------------------------------------
+# Eliminations, winners and rewards through the env
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 4, 10])
+def test_matches_end_with_one_winner_and_the_eliminated_never_act_again(players):
+    env = make_env(num_players=players, episode="match", elimination_score=60)
+    raw = env.unwrapped
+    rng = random.Random(players)
+    left_early = 0
+    for seed in range(12 // players + 1):
+        env.reset(seed=seed)
+        gone: list[str] = []
+        for agent in env.agent_iter():
+            assert agent not in gone, f"{agent} is selected after its dead step"
+            _, _, term, trunc, info = env.last()
+            if term and not raw.game.is_terminal():  # eliminated mid-match: its dead step
+                assert raw.game.out_round[raw.agent_name_mapping[agent]] and info["eliminated"] is True
+                env.step(None)
+                assert agent not in env.agents and agent not in raw.terminations
+                gone.append(agent)
+                continue
+            if term or trunc:
+                env.step(None)
+                continue
+            assert not raw.game.out_round[raw.agent_name_mapping[agent]]
+            env.step(uniform(raw.game, rng))
+        game = raw.game
+        assert len(game.winners) == 1 and not game.truncated and env.agents == []
+        last_round = len(game.hand_results)
+        assert sorted(gone) == sorted(raw.possible_agents[q] for q in range(players)
+                                      if 0 < game.out_round[q] < last_round)
+        assert all(game.out_round[q] for q in range(players) if q != game.winners[0])
+        left_early += len(gone)
+    assert left_early > 0 or players == 2
+
+
+def test_win_loss_pays_the_finishing_order_and_each_step_sums_to_zero():
+    env = make_env(num_players=4, episode="match", elimination_score=30, reward="win_loss", reward_scale=2.0)
+    raw = env.unwrapped
+    rng = random.Random(3)
+
+    def zero_sum(raw_env):
+        assert abs(sum(raw_env.rewards.values())) < 1e-9
+
+    for seed in range(6):
+        env.reset(seed=seed)
+        totals = run_episode(env, rng, after=zero_sum)
+        game = raw.game
+        expected = [r / 2.0 for r in rank_rewards(game.standings())]
+        assert [totals[a] for a in raw.possible_agents] == pytest.approx(expected)
+        assert totals[raw.possible_agents[game.winners[0]]] == pytest.approx(0.5)
+        first_out = min(game.out_round[q] for q in range(4) if q not in game.winners)
+        worst = max(game.totals[q] for q in range(4) if game.out_round[q] == first_out)
+        for q in range(4):
+            if game.out_round[q] == first_out and game.totals[q] == worst:
+                assert totals[raw.possible_agents[q]] == pytest.approx(min(expected))
+
+
+def test_points_rewards_are_centred_on_the_players_of_each_round():
+    env = make_env(num_players=4, episode="match", elimination_score=40, reward_scale=5.0)
+    raw = env.unwrapped
+    rng = random.Random(8)
+    env.reset(seed=2)
+    checked = 0
+    while raw.agents:
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            env.step(None)
+            continue
+        rounds = len(raw.game.hand_results)
+        live = list(raw.agents)
+        env.step(uniform(raw.game, rng))
+        if len(raw.game.hand_results) == rounds:
+            assert all(r == 0.0 for r in raw.rewards.values())
+            continue
+        result = raw.game.hand_results[-1]
+        mean = sum(result.points[q] for q in result.players) / len(result.players)
+        assert sorted(raw.rewards) == sorted(live) == sorted(raw.possible_agents[q] for q in result.players)
+        for q in result.players:
+            assert raw.rewards[raw.possible_agents[q]] == pytest.approx((mean - result.points[q]) / 5.0)
+        for q, agent_name in enumerate(raw.possible_agents):
+            if agent_name in raw.agents:
+                info = raw.infos[agent_name]["hand_result"]
+                assert info["points"] == result.points and info["seat"] == q and info["hand_number"] == rounds + 1
+        checked += 1
+    assert checked > 3 and len(raw.game.winners) == 1
+
+
+def test_one_round_episode_ends_everyone_together_and_timeouts_truncate():
+    env = make_env(max_turns_per_round=4)
+    raw = env.unwrapped
+    env.reset(seed=1)
+    while not any(raw.truncations.values()):
+        env.step(raw.game.legal_actions()[-1])  # never declares
+    assert all(raw.truncations.values()) and not any(raw.terminations.values())
+    assert raw.infos["player_0"]["truncated"] is True and raw.infos["player_0"]["hand_result"]["kind"] == "timeout"
+    assert env.agents == raw.possible_agents
+
+
+# ---------------------------------------------------------------------------------------
+# The observation, segment by segment
+# ---------------------------------------------------------------------------------------
+
+
+def decode(raw, agent: str) -> dict[str, np.ndarray]:
+    obs = raw.observe(agent)["observation"]
+    return {name: obs[s.offset:s.offset + s.size] for name, s in raw.layout.items()}
+
+
+def counts(vector: np.ndarray) -> list[int]:
+    return np.repeat(np.arange(vector.size), np.rint(vector).astype(int)).tolist()
+
+
+def check_observation(raw, agent: str) -> None:
+    """Every segment of ``agent``'s observation says what its player view says."""
+    view = raw.player_view(agent)
+    seg = decode(raw, agent)
+    cfg = raw.config
+    n = cfg.num_players
+    assert counts(seg["hand"]) == sorted(view.hand)
+    slots = seg["hand_slots"].reshape(L.MAX_HAND, L.NUM_IDS)
+    assert [int(np.flatnonzero(row)[0]) for row in slots[:len(view.hand)]] == list(view.hand)
+    assert not slots[len(view.hand):].any()
+    assert counts(seg["open_set"]) == sorted(view.open_set)
+    assert counts(seg["pending_discard"]) == sorted(view.pending_discard)
+    assert counts(seg["dead_pile"]) == sorted(view.dead_pile)
+    assert np.flatnonzero(seg["cut_card"]).tolist() == ([] if view.cut_card is None else [view.cut_card])
+    for k in range(n):
+        assert counts(seg["known"][k * L.NUM_IDS:(k + 1) * L.NUM_IDS]) == sorted(view.known[k])
+    sizes = seg["hand_sizes"].reshape(n, cfg.hand_size + 1)
+    assert sizes.sum(axis=1).tolist() == [1.0] * n and sizes.argmax(axis=1).tolist() == list(view.hand_sizes)
+    assert np.allclose(seg["totals"] * cfg.elimination_score, view.totals, atol=1e-3)
+    assert seg["eliminated"].tolist() == [float(x) for x in view.eliminated]
+    assert seg["turn_done"].tolist() == [float(x) for x in view.turn_done]
+    assert seg["stock_size"][0] * cfg.deck_size == pytest.approx(view.stock_size)
+    assert seg["turns"][0] * cfg.max_turns_per_round == pytest.approx(view.turns)
+    assert np.flatnonzero(seg["phase"]).tolist() == [int(view.phase)]
+    assert np.flatnonzero(seg["to_move"]).tolist() == ([] if view.to_move is None else [view.to_move])
+    assert np.flatnonzero(seg["dealer"]).tolist() == [view.dealer]
+
+
+@pytest.mark.parametrize("options, policy", [
+    ({"episode": "match", "elimination_score": 40}, uniform),
+    ({"num_players": 10, "num_printed_jokers": 2, "cut_joker": True, "hand_size": 7}, uniform),
+    ({"num_players": 3, "num_decks": 2, "initial_open_card": False, "max_turns_per_round": 40}, patient),
+])
+def test_every_segment_decodes_to_the_view(options, policy):
+    env = make_env(**options)
+    raw = env.unwrapped
+    rng = random.Random(5)
+    seen = Counter()
+
+    def look(raw_env):
+        for other in rng.sample(raw_env.possible_agents, 2):
+            check_observation(raw_env, other)
+        g = raw_env.game
+        seen["pending"] += bool(g.pending)
+        seen["known"] += any(g.known)
+        seen["dead"] += bool(g.dead)
+        seen["copies"] += any(len(set(h)) < len(h) for h in g.hands) or g.config.decks == 1
+        seen["out"] += any(g.out_round) or g.config.episode == "hand"
+        seen["totals"] += any(g.totals) or g.config.episode == "hand"
+
+    for seed in range(3):
+        env.reset(seed=seed)
+        run_episode(env, rng, policy=policy, before=look)
+    assert min(seen.values()) > 0, seen
+
+
+def test_layout_sizes_by_player_count():
+    sizes = {}
+    for players in range(2, 11):
+        raw = least_count_v0.raw_env(num_players=players)
+        layout = raw.observation_layout()
+        assert layout["known"].size == players * 53 and layout["hand_slots"].size == 7 * 53
+        sizes[players] = raw.observation_size
+    assert sizes[4] == 897 and sizes[10] - sizes[4] == 6 * (53 + 6 + 5)  # docs/least_count.md
+    assert least_count_v0.raw_env().action_space("player_0").n == L.NUM_ACTIONS == 182
+
+
+def test_the_observation_hides_other_hands_but_shows_known_cards():
+    state = LeastCountState(LeastCountConfig(num_players=3), seed=4)
+    env = make_env(num_players=3)
+    raw = env.unwrapped
+    env.reset(options={"state": state.to_dict()})
+    mover = raw.agent_selection
+    env.step(L.DISCARD)
+    open_card = raw.game.view(0).open_set[0]
+    env.step(L.PICK_OPEN + open_card)
+    seat = raw.agent_name_mapping[mover]
+    for agent in raw.possible_agents:
+        view = raw.player_view(agent)
+        assert view.known[(seat - view.player) % 3] == (open_card,)
+        assert counts(decode(raw, agent)["hand"]) == list(view.hand) == raw.game.hands[view.player]
+
+
+# ---------------------------------------------------------------------------------------
+# The deal, state() and rendering
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 7])
+def test_reset_with_a_deck_deals_one_card_at_a_time_from_the_dealers_left(players):
+    config = LeastCountConfig(num_players=players)
+    order = config.full_deck()
+    random.Random(players).shuffle(order)
+    env = make_env(num_players=players)
+    raw = env.unwrapped
+    dealer = players - 1
+    env.reset(options={"deck": [C.format_card(c) for c in order], "dealer": dealer})
+    n, size = players, config.hand_size
+    for k in range(n):
+        seat = (dealer + 1 + k) % n
+        assert list(raw.player_view(f"player_{seat}").hand) == sorted(order[k:n * size:n])
+    assert raw.game.open_set == [order[n * size]] and raw.agent_selection == "player_0"
+    env.step(L.DISCARD)
+    env.step(L.PICK_CLOSED)
+    assert order[n * size + 1] in raw.game.hands[0]
+    d = raw.game.to_dict()
+    assert replay_dict(d).to_dict() == d
+
+
+def test_state_vector_holds_every_hand_and_the_closed_deck():
+    env = make_env(num_players=3)
+    raw = env.unwrapped
+    env.reset(seed=4)
+    st = env.state()
+    size = raw.config.deck_size
+    assert st.shape == (raw.observation_size + 3 * 53 + size + 3,)
+    hands = st[raw.observation_size:raw.observation_size + 3 * 53].reshape(3, 53)
+    for q in range(3):
+        assert counts(hands[q]) == raw.game.hands[q]
+    stock = np.rint(st[raw.observation_size + 3 * 53:-3] * 53).astype(int)
+    assert (stock[:len(raw.game.stock)] - 1).tolist() == raw.game.stock[::-1]
+    assert st[-3:].tolist() == [float(q == raw.game.current_player) for q in range(3)]
+
+
+def test_render_shows_hands_piles_eliminations_and_the_winner():
+    env = make_env(render_mode="ansi", episode="match", elimination_score=30, cut_joker=True)
+    raw = env.unwrapped
+    rng = random.Random(3)
+    env.reset(seed=3)
+    text = env.render()
+    assert "cut card" in text and "open set:" in text and "count" in text
+    run_episode(env, rng)
+    text = env.render()
+    assert "out after round" in text and "winners: ['player_" in text and "last round:" in text

@@ -1,0 +1,401 @@
+"""Least Count: the worked scenarios L1-L6 of least_count.md exactly, a scenario for every
+option, and option validation. Mid-round positions are engine states built from
+hand-written dicts (``scenario``); the rest of the deck goes to the closed deck."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from rummy_envs import IllegalActionError, least_count_v0
+from rummy_envs import cards as C
+from rummy_envs.games import least_count as L
+from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
+
+
+def scenario(hands: list[str], open_set: str = "", dead: str = "", stock_top: str = "", phase: str = "TURN_START",
+             current: int = 0, dealer: int | None = None, turn_done: bool = True, totals: list[int] | None = None,
+             out_round: list[int] | None = None, rounds_played: int = 0, cut_card: str | None = None,
+             rest_to: str = "stock", **options) -> LeastCountState:
+    """A state with these hands, open set, dead pile and closed deck top, every seat having
+    finished a turn (``turn_done``), after ``rounds_played`` rounds. Every other card of the
+    game goes, in id order, to the closed deck after ``stock_top`` (``rest_to="stock"``), to
+    the dead pile after ``dead`` (``"dead"``) or to the open set (``"open"``)."""
+    config = LeastCountConfig(num_players=len(hands), **options)
+    used = Counter(c for h in hands for c in C.parse(h)) + Counter(C.parse(open_set + " " + dead + " " + stock_top))
+    if cut_card:
+        used[C.parse_card(cut_card)] += 1
+    rest = C.format(sorted((Counter(config.full_deck()) - used).elements())).split()
+    piles = {"stock": stock_top.split(), "dead": dead.split(), "open": open_set.split()}
+    piles[rest_to] += rest
+    n = len(hands)
+    return LeastCountState.from_dict({
+        "options": config.as_options(), "hands": hands, "open_set": piles["open"], "dead_pile": piles["dead"],
+        "stock": piles["stock"], "phase": phase, "current_player": current,
+        "dealer": (current - 1) % n if dealer is None else dealer, "turn_done": [turn_done] * n,
+        "totals": totals or [0] * n, "out_round": out_round or [0] * n, "cut_card": cut_card,
+        "round_index": rounds_played, "hand_results": [{"kind": "valid_declaration"}] * rounds_played,
+    })
+
+
+def names(state: LeastCountState) -> set[str]:
+    return {L.action_to_str(a) for a in state.legal_actions()}
+
+
+def play(state: LeastCountState, *actions: str) -> None:
+    for text in actions:
+        state.apply(L.str_to_action(text))
+
+
+def discard(state: LeastCountState, cards: str) -> None:
+    state.apply(L.discard_action(state.hands[state.current_player], cards))
+
+
+def may_discard(cards: str, **options) -> bool:
+    """Is discarding exactly ``cards`` (the whole hand here) legal?"""
+    other = next(c for c in C.parse("2D 4S QH") if c not in C.parse(cards))
+    state = scenario([cards, C.format_card(other)], **options)
+    return L.discard_action(state.hands[0], cards) in state.legal_actions()
+
+
+# -- L1: discard legality -----------------------------------------------------------------
+L1_LEGAL = ["KS KH", "KS KH KD KC", "2C 3D 4H", "QS KD AH", "AS 2D 3C", "6C 7D 8H 9S TC", "2S 7S 9S JS KS"]
+L1_ILLEGAL = ["KS KH KD", "5C 6D 7H 8S", "KS AD 2H", "3C 3D 9H 9S", "3C 3D 4H"]
+
+
+@pytest.mark.parametrize("cards", L1_LEGAL)
+def test_l1_legal_discards(cards):
+    assert may_discard(cards)
+
+
+@pytest.mark.parametrize("cards", L1_ILLEGAL)
+def test_l1_illegal_discards(cards):
+    assert not may_discard(cards)
+
+
+def test_l1_any_single_card_and_nothing_else_of_a_plain_hand():
+    state = scenario(["2C 5D 9H JS KS", "2D"])
+    assert names(state) == {"DECLARE"} | {f"DISCARD({i})" for i in range(5)}
+
+
+def test_l1_sequences_of_one_suit_with_sequence_same_suit():
+    assert not may_discard("2C 3D 4H", sequence_same_suit=True)
+    assert may_discard("2C 3C 4C", sequence_same_suit=True)
+    assert may_discard("2S 7S 9S JS KS", sequence_same_suit=True)  # the flush is unchanged
+
+
+# -- L2: the open set and the pick ----------------------------------------------------------
+def test_l2_open_set_and_pick():
+    a, b, c, d = "4C 4D 6H 6S KC", "QC QD", "JS 2H 2D 5C 9C", "3S 8S"
+    state = scenario([a, b, c, d], open_set="7C 8D 9H", current=2)
+    discard(state, "JS")
+    assert state.phase == Phase.PICK
+    assert names(state) == {"PICK_OPEN(7C)", "PICK_OPEN(8D)", "PICK_OPEN(9H)", "PICK_CLOSED"}
+    with pytest.raises(IllegalActionError, match="PICK_OPEN"):
+        play(state, "PICK_OPEN(JS)")
+    dead_before = list(state.dead)
+    play(state, "PICK_OPEN(7C)")
+    assert state.dead == dead_before + C.parse("8D 9H")
+    assert state.open_set == C.parse("JS") and state.current_player == 3
+    assert C.format(state.hands[2]) == "5C 7C 9C 2D 2H"
+    view = state.view(3)
+    assert view.open_set == (C.parse_card("JS"),) and view.known[3] == (C.parse_card("7C"),)
+    assert names(state) >= {"DISCARD(0)", "DISCARD(1)"} and state.phase == Phase.TURN_START
+
+
+# -- L3, L4: declarations -------------------------------------------------------------------
+A10, B16, C17 = "AC 2C 3D 3C AH", "2D 2H 4C 4D 4H", "5C 5D 5H AD AS"
+B8, C20 = "2D 2H 4C", "TC TD"
+A8 = "AC 2C 3D 2S"
+
+
+def declare(hands: list[str], **options) -> L.RoundResult:
+    state = scenario(hands, **options)
+    play(state, "DECLARE")
+    assert state.is_terminal()
+    return state.hand_results[-1]
+
+
+def test_l3_valid_declaration():
+    result = declare([A10, B16, C17])
+    assert result.counts == [10, 16, 17] and result.kind == "valid_declaration"
+    assert result.points == [0, 6, 7]
+
+
+def test_l4_false_declaration_pays_the_penalty_and_the_difference():
+    result = declare([A10, B8, C20])
+    assert result.counts == [10, 8, 20] and result.kind == "false_declaration"
+    assert result.points == [22, 0, 0]
+
+
+def test_l4_a_tie_is_false_by_default_and_valid_with_tie_declaration_valid():
+    assert declare([A8, B8, C20]).points == [20, 0, 0]
+    result = declare([A8, B8, C20], tie_declaration_valid=True)
+    assert result.kind == "valid_declaration" and result.points == [0, 0, 12]
+
+
+def test_false_declare_penalty_option():
+    assert declare([A10, B8, C20], false_declare_penalty=40).points == [42, 0, 0]
+
+
+# -- L5: declare timing ---------------------------------------------------------------------
+def test_l5_no_declaration_in_ones_first_turn_and_only_at_the_start_of_a_turn():
+    state = LeastCountState(LeastCountConfig(num_players=3), seed=5, dealer=0)
+    for turn, player in enumerate((1, 2, 0), start=1):
+        assert state.current_player == player and "DECLARE" not in names(state), turn
+        state.apply(state.legal_actions()[0])
+        state.apply(state.legal_actions()[-1])
+    assert state.current_player == 1 and "DECLARE" in names(state)
+    state.apply(state.legal_actions()[1])  # a discard
+    assert state.phase == Phase.PICK and "DECLARE" not in names(state)
+    state.apply(state.legal_actions()[-1])
+    for player in (2, 0):
+        assert state.current_player == player and "DECLARE" in names(state)
+        state.apply(state.legal_actions()[1])
+        state.apply(state.legal_actions()[-1])
+    assert state.current_player == 1 and "DECLARE" in names(state)
+
+
+def test_declare_timing_start_of_any_turn_allows_the_first_turn():
+    state = LeastCountState(LeastCountConfig(num_players=3, declare_timing="start_of_any_turn"), seed=5, dealer=0)
+    assert "DECLARE" in names(state)
+    state.apply(L.DISCARD)
+    assert "DECLARE" not in names(state)
+
+
+def test_declare_max_count():
+    eleven, ten = "AC 2C 3D 3C 2S", "AC 2C 3D 3C AH"
+    assert "DECLARE" not in names(scenario([eleven, B16], declare_max_count=10))
+    assert "DECLARE" in names(scenario([ten, B16], declare_max_count=10))
+    assert "DECLARE" in names(scenario([eleven, B16]))  # no threshold by default
+
+
+# -- L6: elimination ------------------------------------------------------------------------
+def test_l6_elimination_through_the_env():
+    state = scenario(["AC 2C", "TC", "9C"], totals=[30, 45, 10], elimination_score=50, episode="match")
+    env = least_count_v0.env(num_players=3, elimination_score=50, episode="match")
+    raw = env.unwrapped
+    env.reset(options={"state": state.to_dict()})
+    env.step(L.DECLARE)
+    result = raw.game.hand_results[-1]
+    assert result.counts == [3, 10, 9] and result.points == [0, 7, 6] and result.totals == [30, 52, 16]
+    assert result.eliminated == [1] and raw.game.active_seats() == [0, 2]
+    assert raw.terminations["player_1"] and env.agent_selection == "player_1"
+    assert raw.infos["player_1"]["eliminated"] is True
+    mean = (0 - 7 - 6) / 3
+    assert env.last()[1] == pytest.approx(-7 - mean)  # its last reward
+    env.step(None)  # its dead step
+    assert env.agents == ["player_0", "player_2"] and "player_1" not in raw.rewards
+    assert raw.game.round_index == 1 and not raw.game.hands[1]
+    rng = random.Random(6)
+    for agent in env.agent_iter():
+        assert agent != "player_1", "the eliminated player acts again"
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else rng.choice(obs["action_mask"].nonzero()[0].tolist()))
+    assert len(raw.game.winners) == 1 and raw.game.winners[0] in (0, 2)
+
+
+def test_eliminate_on_equal():
+    for on_equal, eliminated in ((False, []), (True, [1])):
+        state = scenario(["AC 2C", "TC", "9C"], totals=[30, 43, 10], elimination_score=50, episode="match",
+                         eliminate_on_equal=on_equal)
+        play(state, "DECLARE")
+        assert state.hand_results[-1].totals[1] == 50 and state.hand_results[-1].eliminated == eliminated
+
+
+def test_players_eliminated_together_rank_by_total_and_later_eliminations_rank_higher():
+    state = scenario(["AC", "TC", "9C", "KC"], totals=[0, 95, 95, 0], out_round=[0, 0, 0, 0], episode="match")
+    play(state, "DECLARE")  # 1 and 2 cross 100 in the same round: 104 against 103
+    assert state.hand_results[-1].eliminated == [1, 2] and state.totals == [0, 104, 103, 9]
+    assert state.standings() == [-1, -4, -3, -2]
+    later = scenario(["AC", "", "", "KC"], totals=[0, 104, 103, 90], out_round=[0, 1, 1, 0], rounds_played=1,
+                     current=3, dealer=0, episode="match")
+    play(later, "DECLARE")  # a false declaration: 20 + (10 - 1) takes seat 3 to 119
+    assert later.hand_results[-1].eliminated == [3] and later.is_terminal() and later.winners == [0]
+    assert later.standings() == [-1, -4, -3, -2]
+
+
+def test_when_nobody_would_be_left_the_lowest_total_stays():
+    state = scenario(["AC", "TC"], totals=[120, 130], episode="match")
+    play(state, "DECLARE")
+    assert state.hand_results[-1].eliminated == [1] and state.is_terminal() and state.winners == [0]
+
+
+def test_match_end_first_elimination_ranks_everyone_by_total():
+    state = scenario(["AC", "TC", "9C"], totals=[30, 95, 10], episode="match", match_end="first_elimination")
+    play(state, "DECLARE")
+    assert state.is_terminal() and state.totals == [30, 104, 18] and state.winners == [2]
+    assert state.standings() == [-30, -104, -18]
+
+
+def test_the_deal_and_the_turn_skip_eliminated_players():
+    state = scenario(["AC", "TC", "9C", "5D"], totals=[0, 0, 95, 0], episode="match", current=0, dealer=2)
+    play(state, "DECLARE")  # seat 2 out; the deal passes from seat 2 to seat 3
+    assert state.out_round == [0, 0, 1, 0] and state.dealer == 3 and state.current_player == 0
+    assert [len(h) for h in state.hands] == [5, 5, 0, 5]
+    seen = set()
+    while not state.is_terminal() and len(state.hand_results) == 1:
+        seen.add(state.current_player)
+        state.apply(state.legal_actions()[-1])
+    assert 2 not in seen
+
+
+# -- the other options ----------------------------------------------------------------------
+def test_hand_size_seven_and_subsets_of_seven_positions():
+    state = LeastCountState(LeastCountConfig(hand_size=7), seed=3)
+    assert all(len(h) == 7 for h in state.hands)
+    assert max(state.legal_actions()) <= L.DISCARD + 127 - 1
+    with pytest.raises(ValueError, match="hand_size"):
+        LeastCountConfig(hand_size=8)
+
+
+def test_sequence_lengths_option():
+    assert not may_discard("5C 6D 7H 8S")
+    assert may_discard("5C 6D 7H 8S", sequence_lengths=(3, 4, 5))
+    assert not may_discard("2C 3D 4H", sequence_lengths=[4])
+    assert may_discard("9C TD JH QS KS AC", hand_size=6, sequence_lengths=(6,))
+
+
+def test_allow_two_different_pairs_and_three_of_a_kind():
+    assert may_discard("3C 3D 9H 9S", allow_two_different_pairs=True)
+    assert not may_discard("3C 3D 9H", allow_two_different_pairs=True)
+    assert may_discard("KS KH KD", allow_three_of_a_kind=True)
+    assert not may_discard("KS KH KD KC AS", allow_three_of_a_kind=True)
+
+
+def test_printed_jokers_pair_only_with_jokers_and_are_worth_zero():
+    options = {"num_printed_jokers": 2, "allow_two_different_pairs": True}
+    assert may_discard("JK JK", **options) and may_discard("JK JK 7H 7C", **options)
+    assert not may_discard("JK 7H", **options) and not may_discard("JK 3C 4C", **options)
+    assert not may_discard("JK 2S 7S 9S JS", **options)
+    state = scenario(["JK JK 3C", "AD"], **options)
+    assert state.count(0) == 3
+    assert Counter(LeastCountConfig(num_players=8, num_printed_jokers=2).full_deck())[L.JOKER] == 4
+
+
+def test_cut_joker_rank_is_worth_zero_and_a_cut_joker_leaves_only_jokers_wild():
+    state = scenario(["7C 7D 2H", "AD"], cut_card="7S", cut_joker=True)
+    assert state.count(0) == 2 and state.view(1).cut_card == C.parse_card("7S")
+    assert may_discard("6C 7D 8H", cut_joker=True, cut_card="7S")  # cut-rank cards keep rank and suit
+    jokers = scenario(["7C JK 2H", "AD"], cut_card="JK", cut_joker=True, num_printed_jokers=2)
+    assert jokers.count(0) == 9
+
+
+def test_the_cut_card_is_turned_after_the_deal_and_before_the_open_card():
+    config = LeastCountConfig(num_players=2, cut_joker=True)
+    order = config.full_deck()
+    random.Random(4).shuffle(order)
+    state = LeastCountState(config, seed=0, deck=order, dealer=1)
+    assert state.hands[0] == sorted(order[0:10:2]) and state.hands[1] == sorted(order[1:10:2])
+    assert state.cut_card == order[10] and state.open_set == [order[11]] and state.stock[-1] == order[12]
+    assert state.values[order[10]] == 0 and order[10] not in state.stock
+
+
+def test_two_decks_identical_cards():
+    config = LeastCountConfig(num_players=7)
+    assert config.decks == 2 and LeastCountConfig(num_players=6).decks == 1
+    assert LeastCountConfig(num_players=4, num_decks=2).deck_size == 104
+    assert may_discard("7H 7H", num_decks=2)
+    assert may_discard("7H 7H 7C 7D", num_decks=2)
+    assert not may_discard("2S 7S 7S 9S JS", num_decks=2)
+    assert not may_discard("2S 2S 3S", num_decks=2)
+    state = scenario(["7H 7H 8C", "AD"], num_decks=2)  # one action per set of cards: the first copy
+    assert names(state) == {"DECLARE", "DISCARD(0)", "DISCARD(1)", "DISCARD(1,2)"}
+
+
+def test_initial_open_card_option():
+    without = LeastCountState(LeastCountConfig(initial_open_card=False), seed=2)
+    assert without.open_set == [] and len(without.stock) == 52 - 20
+    without.apply(L.DISCARD)
+    assert names(without) == {"PICK_CLOSED"}
+    with_card = LeastCountState(LeastCountConfig(), seed=2)
+    assert len(with_card.open_set) == 1 and len(with_card.stock) == 52 - 21
+
+
+def test_the_dead_pile_is_reshuffled_when_the_closed_deck_is_empty():
+    state = scenario(["AC 2C", "TC"], open_set="KD", dead="3H", rest_to="dead")
+    assert state.stock == [] and len(state.dead) > 1
+    discard(state, "AC")
+    assert "PICK_CLOSED" in names(state)
+    dead = sorted(state.dead)
+    play(state, "PICK_CLOSED")
+    drawn = next(c for c in state.hands[0] if c != C.parse_card("2C"))
+    assert state.reshuffles == 1 and state.dead == [C.parse_card("KD")] and sorted(state.stock + [drawn]) == dead
+    again = scenario(["AC 2C", "TC"], open_set="KD", dead="3H", rest_to="dead")
+    discard(again, "AC")
+    play(again, "PICK_CLOSED")
+    assert again.stock == state.stock  # the reshuffle is seeded
+
+
+def test_with_nothing_to_reshuffle_the_pick_is_from_the_open_set():
+    state = scenario(["AC 2C", "TC"], open_set="KD", rest_to="open")
+    assert not state.stock and not state.dead
+    discard(state, "AC")
+    assert "PICK_CLOSED" not in names(state) and "PICK_OPEN(KD)" in names(state)
+
+
+def test_max_turns_per_round_times_out_and_truncates_one_round():
+    state = LeastCountState(LeastCountConfig(num_players=3, max_turns_per_round=4), seed=1)
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[-1])
+    result = state.hand_results[-1]
+    assert result.kind == "timeout" and result.truncated and state.truncated and state.turns == 4
+    low = min(result.counts)
+    assert result.points == [c - low for c in result.counts]
+
+
+def test_the_turn_cap_does_not_truncate_a_match_but_the_round_cap_does():
+    state = LeastCountState(LeastCountConfig(episode="match", max_turns_per_round=3, max_rounds=4), seed=1)
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[-1])
+    assert len(state.hand_results) == 4 and state.truncated and state.winners == []
+    assert all(r.kind == "timeout" for r in state.hand_results)
+
+
+def test_hand_episode_plays_one_round():
+    state = scenario([A10, B16, C17])
+    play(state, "DECLARE")
+    assert state.is_terminal() and state.scores() == [0, -6, -7] and state.standings() == [0, -6, -7]
+    assert state.hand_results[-1].eliminated == []
+
+
+def test_first_dealer_is_seeded_and_the_deal_passes_to_the_next_active_player():
+    dealers = {LeastCountState(LeastCountConfig(), seed=s).dealer for s in range(20)}
+    assert dealers == {0, 1, 2, 3}
+    state = LeastCountState(LeastCountConfig(episode="match"), seed=1, dealer=2)
+    assert state.current_player == 3
+    while len(state.hand_results) < 1:
+        state.apply(state.legal_actions()[0])
+    assert state.dealer == 3 and state.current_player == 0
+
+
+# -- option validation ----------------------------------------------------------------------
+@pytest.mark.parametrize("options, name", [
+    ({"num_players": 1}, "num_players"), ({"num_players": 11}, "num_players"), ({"num_decks": 3}, "num_decks"),
+    ({"num_printed_jokers": 3}, "num_printed_jokers"), ({"cut_joker": 1}, "cut_joker"), ({"hand_size": 0}, "hand_size"),
+    ({"sequence_lengths": (2, 3)}, "sequence_lengths"), ({"sequence_lengths": ()}, "sequence_lengths"),
+    ({"sequence_lengths": 3}, "sequence_lengths"), ({"declare_timing": "end_of_turn"}, "declare_timing"),
+    ({"declare_max_count": -1}, "declare_max_count"), ({"false_declare_penalty": -5}, "false_declare_penalty"),
+    ({"max_turns_per_round": 0}, "max_turns_per_round"), ({"elimination_score": 0}, "elimination_score"),
+    ({"match_end": "first_win"}, "match_end"), ({"episode": "tournament"}, "episode"),
+    ({"max_rounds": 0}, "max_rounds"),
+    ({"num_players": 8, "num_decks": 1, "hand_size": 7}, "hand_size"), ({"colour": "red"}, "colour"),
+])
+def test_bad_options_fail_by_name(options, name):
+    with pytest.raises(ValueError, match=name):
+        LeastCountConfig.from_kwargs(**options)
+    with pytest.raises(ValueError, match=name):
+        least_count_v0.env(**options)
+
+
+def test_bad_scenarios_are_refused():
+    good = scenario([A10, B16, C17]).to_dict()
+    for change, needle in (({"current_player": 5}, "current_player"), ({"phase": "PICK"}, "pending"),
+                           ({"stock": good["stock"][1:]}, "deck"), ({"out_round": [0, 1, 0]}, "eliminated"),
+                           ({"known": [["KS"], [], []]}, "known"), ({"cut_card": "KS"}, "cut")):
+        with pytest.raises(ValueError, match=needle):
+            LeastCountState.from_dict({**good, **change})
+    with pytest.raises(ValueError, match="game"):
+        LeastCountState.from_dict({**good, "game": "gin_rummy"})
