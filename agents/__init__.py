@@ -2,10 +2,12 @@
 
 from agents import gin, rummy500
 from agents.base import Agent, RandomAgent, make_agent, register, registered_agents
+from agents.ppo import NumpyPolicy, PPOAgent, load_policy
 
 register("novice", gin.GIN_GAMES, gin.GinNoviceAgent)
 register("heuristic", gin.GIN_GAMES, gin.GinHeuristicAgent)
 register("novice", "rummy500", rummy500.Rummy500NoviceAgent)
 register("heuristic", "rummy500", rummy500.Rummy500HeuristicAgent)
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "register", "registered_agents"]
+__all__ = ["Agent", "NumpyPolicy", "PPOAgent", "RandomAgent", "load_policy", "make_agent", "register",
+           "registered_agents"]

@@ -7,6 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.ppo import make_ppo_agent
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -43,6 +45,7 @@ class RandomAgent:
 AgentFactory = Callable[..., Agent]
 _REGISTRY: dict[str, dict[str, AgentFactory]] = {}
 ANY_GAME = "*"
+PPO_PREFIX = "ppo:"  # "ppo:<path>" plays the exported policy at path (agents.ppo)
 
 
 def register(name: str, games: tuple[str, ...] | str, factory: AgentFactory) -> None:
@@ -58,7 +61,10 @@ def registered_agents(game: str | None = None) -> list[str]:
 
 
 def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
-    """Build an agent by registry name (``random``, ``novice``, ``heuristic``) for a game."""
+    """Build an agent by registry name (``random``, ``novice``, ``heuristic``) for a game, or
+    ``ppo:<path>`` for an exported policy (its file is read once per process)."""
+    if name.startswith(PPO_PREFIX):
+        return make_ppo_agent(name[len(PPO_PREFIX):], game, seed)
     by_game = _REGISTRY.get(name)
     if by_game is None:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(registered_agents())}")

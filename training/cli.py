@@ -1,4 +1,5 @@
-"""The ``rummy`` command: ``rummy tournament CONFIG.yaml`` and ``rummy play GAME``."""
+"""The ``rummy`` command: ``rummy tournament CONFIG.yaml``, ``rummy play GAME`` and
+``rummy train CONFIG.yaml``."""
 
 from __future__ import annotations
 
@@ -34,21 +35,63 @@ def tournament_main(argv: list[str]) -> int:
     return 0
 
 
+def train_main(argv: list[str]) -> int:
+    """``rummy train CONFIG.yaml [--seeds 0-7] [--backend ray] [--resume] ...``"""
+    parser = argparse.ArgumentParser(prog="rummy train", description="Train a MaskablePPO self-play agent from a "
+                                     "YAML config (see configs/<game>/ppo.yaml); the flags override its keys.")
+    parser.add_argument("config", help="YAML training config")
+    parser.add_argument("--seeds", help="seeds to train: 3, 0-7 or 0,2,5 (default: the config's seed)")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="several seeds one after another (local) or as Ray tasks (ray)")
+    parser.add_argument("--ray-address", dest="ray_address", help="address of a running Ray cluster")
+    parser.add_argument("--workers", type=int, help="CPUs of a local Ray (default: one per seed)")
+    parser.add_argument("--resume", action="store_true", help="continue each seed from its latest checkpoint")
+    parser.add_argument("--total-steps", dest="total_steps", type=int, help="train up to this many steps")
+    parser.add_argument("--output-dir", dest="output_dir")
+    parser.add_argument("--no-progress", dest="progress_bar", action="store_false", default=None)
+    args = parser.parse_args(argv)
+    from training.train_config import load_config, parse_seeds
+
+    try:
+        config = load_config(args.config, total_steps=args.total_steps, output_dir=args.output_dir)
+        seeds = parse_seeds(args.seeds) if args.seeds else [config.seed]
+    except (ConfigError, OSError) as err:
+        print(f"rummy train: {err}", file=sys.stderr)
+        return 2
+    try:
+        from training.train import train_seeds
+    except ImportError as err:
+        print(f"rummy train: {err}; install the training extra: pip install 'rummy-envs[train]'", file=sys.stderr)
+        return 2
+    try:
+        results = train_seeds(config, seeds, args.backend, args.resume, args.ray_address, args.workers,
+                              args.progress_bar)
+    except (ConfigError, OSError) as err:
+        print(f"rummy train: {err}", file=sys.stderr)
+        return 2
+    for result in results:
+        print(f"seed {result.seed}: {result.steps:,} steps in {result.elapsed_seconds / 60:.1f} min; "
+              f"policy {result.policy}")
+    return 0
+
+
 def play_main(argv: list[str]) -> int:
     from training.play import main
 
     return main(argv)
 
 
-COMMANDS = {"tournament": tournament_main, "play": play_main}
+COMMANDS = {"tournament": tournament_main, "play": play_main, "train": train_main}
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in COMMANDS:
-        print("usage: rummy {tournament,play} ...\n"
+        print("usage: rummy {tournament,play,train} ...\n"
               "  rummy tournament CONFIG.yaml   a duplicate round-robin tournament\n"
-              "  rummy play GAME --opponent NAME   play an agent in the terminal", file=sys.stderr)
+              "  rummy play GAME --opponent NAME   play an agent in the terminal\n"
+              "  rummy train CONFIG.yaml   train a self-play PPO agent (pip install 'rummy-envs[train]')",
+              file=sys.stderr)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     return COMMANDS[argv[0]](argv[1:])
 

@@ -1,0 +1,174 @@
+"""Trained policies played with numpy alone: the ``ppo:<path>`` agent.
+
+Training (``training.train``) exports each policy network to a small ``.npz``: the weights
+of the MLP that maps an observation to action logits, its activation, and what it was
+trained on (game, env options, feature set, input layout hash, steps). Playing it needs neither
+torch nor stable-baselines3: the agent takes the masked argmax of the logits, the same
+action as the torch policy's deterministic ``predict``. Loaded files are cached per path
+(and modification time), so a tournament that builds an agent per game reads a file once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import rummy_envs
+from agents.features import FeatureSet, feature_set, policy_layout
+from rummy_envs.wrappers import layout_hash
+
+def relu(x: np.ndarray) -> np.ndarray:
+    """max(x, 0), elementwise."""
+    return np.maximum(x, 0.0)
+
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": relu}  # module-level functions, so policies pickle into subprocesses
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """What an exported policy was trained on. ``layout_hash`` covers the policy's whole
+    input: the env's observation segments, then those of ``features`` (a feature set of
+    ``agents.features``, or None)."""
+
+    game: str
+    env_options: dict[str, Any]
+    features: str | None
+    layout_hash: str
+    steps: int
+    rummy_envs_version: str
+    seed: int
+
+
+class NumpyPolicy:
+    """An MLP ``input -> action logits``: hidden layers with one activation, then a linear
+    head. The input is the observation, followed by the features of the player's view when
+    the policy has a feature set. Weights are kept transposed (``x @ W``) and float32, as in
+    training."""
+
+    def __init__(self, hidden: list[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
+                 activation: str, info: PolicyInfo) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
+        self.hidden = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in hidden]
+        self.head = (np.ascontiguousarray(head[0], np.float32), np.asarray(head[1], np.float32))
+        self.activation = activation
+        self._activate = ACTIVATIONS[activation]
+        self.info = info
+        self.features: FeatureSet | None = None if info.features is None else feature_set(info.features, info.game)
+        self.input_size = (self.hidden[0][0] if self.hidden else self.head[0]).shape[0]
+        self.num_actions = self.head[0].shape[1]
+        self._layout_checked = False
+
+    def policy_input(self, observation: np.ndarray, view: Any) -> np.ndarray:
+        """The observation, with the features of ``view`` appended if the policy has them."""
+        if self.features is None:
+            return observation
+        return np.concatenate([observation, self.features.compute(view)])
+
+    def logits(self, policy_input: np.ndarray) -> np.ndarray:
+        """Action logits for one policy input (1-D) or a batch (2-D)."""
+        x = np.asarray(policy_input, np.float32)
+        if x.shape[-1] != self.input_size:
+            raise ValueError(f"the policy input has {x.shape[-1]} entries but this {self.info.game} policy expects "
+                             f"{self.input_size} (trained with env options {self.info.env_options} and features "
+                             f"{self.info.features})")
+        for weight, bias in self.hidden:
+            x = self._activate(x @ weight + bias)
+        return x @ self.head[0] + self.head[1]
+
+    def best_action(self, policy_input: np.ndarray, action_mask: np.ndarray) -> int:
+        """The legal action of highest logit (the lowest id on a tie)."""
+        legal = np.asarray(action_mask).astype(bool)
+        if not legal.any():
+            raise ValueError("the action mask is empty: no legal action (not this player's turn?)")
+        return int(np.where(legal, self.logits(policy_input), -np.inf).argmax())
+
+    def check_layout(self) -> None:
+        """Fail unless this package still builds the observation layout the policy was trained
+        on (checked once per loaded policy)."""
+        if self._layout_checked:
+            return
+        info = self.info
+        if info.game not in rummy_envs.ENVS:
+            raise ValueError(f"policy trained for game {info.game!r}, which this rummy-envs does not have")
+        env = rummy_envs.ENVS[info.game].raw_env(**info.env_options)
+        now = layout_hash(policy_layout(env.observation_layout(), self.features), env.num_actions)
+        if now != info.layout_hash:
+            raise ValueError(f"policy for {info.game} was trained on observation layout {info.layout_hash} "
+                             f"(rummy-envs {info.rummy_envs_version}, env options {info.env_options}), but this "
+                             f"rummy-envs {rummy_envs.__version__} builds layout {now} for those options; retrain it")
+        self._layout_checked = True
+
+    def save(self, path: str | Path) -> None:
+        """Write the ``.npz`` (no pickles: plain arrays and a JSON string)."""
+        arrays: dict[str, np.ndarray] = {}
+        for i, (weight, bias) in enumerate(self.hidden):
+            arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
+        arrays["head_weight"], arrays["head_bias"] = self.head
+        meta = {"format": FORMAT_VERSION, "activation": self.activation, **asdict(self.info)}
+        arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as out:  # a file object, so numpy does not append ".npz" to the name
+            np.savez_compressed(out, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NumpyPolicy:
+        """Read an exported policy (use ``load_policy`` for the cached read)."""
+        with np.load(path, allow_pickle=False) as data:
+            if "meta" not in data or "head_weight" not in data:
+                raise ValueError(f"{path} is not an exported rummy-envs policy (no meta or head_weight array)")
+            meta = json.loads(str(data["meta"]))
+            count = sum(1 for key in data.files if key.endswith("_weight") and key.startswith("hidden_"))
+            hidden = [(data[f"hidden_{i}_weight"], data[f"hidden_{i}_bias"]) for i in range(count)]
+            head = (data["head_weight"], data["head_bias"])
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{path}: policy format {meta.get('format')!r}; this version reads format {FORMAT_VERSION}")
+        info = PolicyInfo(**{k: meta[k] for k in PolicyInfo.__dataclass_fields__})
+        return cls(hidden, head, meta["activation"], info)
+
+
+def load_policy(path: str | Path) -> NumpyPolicy:
+    """The policy at ``path``, read once per file version (path, modification time, size)."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise ValueError(f"no exported policy at {path} (resolved to {resolved})")
+    stat = resolved.stat()
+    return _load_cached(str(resolved), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: str, mtime_ns: int, size: int) -> NumpyPolicy:
+    return NumpyPolicy.load(path)
+
+
+class PPOAgent:
+    """Plays an exported policy deterministically: the masked argmax of its logits."""
+
+    name = "ppo"
+
+    def __init__(self, policy: NumpyPolicy, game: str | None = None, seed: int | None = None) -> None:
+        self.policy = policy
+        self.game = game or policy.info.game
+
+    def reset(self) -> None:
+        """A feed-forward policy has no memory to forget."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Any = None) -> int:
+        return self.policy.best_action(self.policy.policy_input(observation, view), action_mask)
+
+
+def make_ppo_agent(path: str, game: str, seed: int | None = None) -> PPOAgent:
+    """The ``ppo:<path>`` agent: the policy at ``path``, which must have been trained for
+    ``game`` on the observation layout this package builds."""
+    policy = load_policy(path)
+    if policy.info.game != game:
+        raise ValueError(f"policy {path} was trained for {policy.info.game!r}, not {game!r}")
+    policy.check_layout()
+    return PPOAgent(policy, game, seed)

@@ -1,0 +1,347 @@
+"""Training: every smoke config trains, checkpoints and exports a policy that the ppo agent
+plays legally; numpy and torch pick the same actions; resume continues the step count;
+checkpoints refuse other observation layouts; configs fail with the key's name; the CLI and
+the Ray backend run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rummy_envs
+
+pytest.importorskip("sb3_contrib", reason="the training tests need the train extra")
+
+from agents import make_agent  # noqa: E402
+from agents.ppo import NumpyPolicy, load_policy  # noqa: E402
+from rummy_envs.wrappers import SingleAgentEnv  # noqa: E402
+from training import cli  # noqa: E402
+from training.config import ConfigError, read_yaml  # noqa: E402
+from training.train import (CHECKPOINTS, EVAL_LOG, LayoutMismatchError, latest_checkpoint,  # noqa: E402
+                            load_checkpoint, make_env, make_vec_env, new_model, train)
+from training.train_config import load_config, parse_config, parse_seeds  # noqa: E402
+from training.tournament import replay, run  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME_CONFIG_DIRS = [ROOT / "configs" / game for game in rummy_envs.ENVS if (ROOT / "configs" / game).is_dir()]
+SMOKE_CONFIGS = [folder / "smoke.yaml" for folder in GAME_CONFIG_DIRS if (folder / "smoke.yaml").exists()]
+
+
+def smoke(path: Path, output_dir: Path, **changes) -> object:
+    return load_config(path, output_dir=str(output_dir), **changes)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> dict[str, object]:
+    """Each smoke config trained once (its TrainResult), shared by the tests below."""
+    results = {}
+    for path in SMOKE_CONFIGS:
+        config = smoke(path, tmp_path_factory.mktemp(path.parent.name))
+        results[config.game] = (config, train(config))
+    return results
+
+
+def test_every_game_with_a_ppo_config_has_a_smoke_config():
+    assert SMOKE_CONFIGS, "no configs/<game>/smoke.yaml"
+    assert {d.name for d in GAME_CONFIG_DIRS if (d / "ppo.yaml").exists()} <= {p.parent.name for p in SMOKE_CONFIGS}
+    for folder in GAME_CONFIG_DIRS:
+        for path in folder.glob("*.yaml"):
+            assert load_config(path).game == folder.name
+
+
+@pytest.mark.parametrize("path", SMOKE_CONFIGS, ids=lambda p: p.parent.name)
+def test_smoke_config_trains_checkpoints_and_exports(path, trained, tmp_path):
+    config, result = trained[path.parent.name]
+    run_dir = Path(result.run_dir)
+    assert result.steps == config.total_steps
+    checkpoint = latest_checkpoint(run_dir)
+    assert checkpoint is not None and checkpoint.name == f"step_{config.total_steps:09d}"
+    meta = json.loads((checkpoint / "meta.json").read_text())
+    assert meta["config"] == config.to_dict() and meta["steps"] == config.total_steps
+    assert meta["rummy_envs_version"] and len(meta["layout_hash"]) == 16
+    assert sorted(p.name for p in (run_dir / CHECKPOINTS).iterdir()) == ["step_000000128", "step_000000256"]
+    assert list((run_dir / "tb").rglob("events.out.tfevents.*")), "no TensorBoard log"
+    assert len((run_dir / EVAL_LOG).read_text().splitlines()) == 1 + 2 * len(config.evaluation.opponents)
+    assert len(list((run_dir / "pool").glob("step_*.npz"))) == 3  # steps 0, 128 and 256
+    imitated = json.loads((run_dir / "imitation.json").read_text())
+    assert imitated["teacher"] == config.imitation.teacher and imitated["decisions"] == config.imitation.decisions
+    policy = load_policy(result.policy)
+    assert policy.info.game == config.game and policy.info.steps == config.total_steps
+    assert Path(result.policy).stat().st_size < 200_000
+    # The exported policy plays a tiny tournament; replaying its games checks every move was legal.
+    summary = run({"game": config.game, "agents": {"ppo": f"ppo:{result.policy}", "random": "random"},
+                   "deals": 2, "output_dir": str(tmp_path / "t"), "plots": False})
+    assert summary["games"] == 4
+    records = [json.loads(line) for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
+    assert all(not replay(r).agents for r in records)
+
+
+def test_numpy_policy_picks_the_torch_policys_actions(trained):
+    """The ppo agent (numpy, features computed from the player's view) against the torch
+    policy on the training env's observation (features appended by the env wrapper)."""
+    config, result = trained["gin_rummy"]
+    assert config.features is not None  # the smoke config exercises the feature path
+    checkpoint = latest_checkpoint(Path(result.run_dir))
+    env = make_env(config)
+    model = load_checkpoint(checkpoint, env)
+    agent = make_agent(f"ppo:{checkpoint / 'policy.npz'}", config.game)
+    base = env.unwrapped
+    obs, _ = env.reset(seed=0)
+    agreed = 0
+    for _ in range(1500):
+        mask = base.action_masks()
+        torch_action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        raw = base.aec_env.observe(base.learner)
+        numpy_action = agent.act(raw["observation"], raw["action_mask"], base.aec_env.player_view(base.learner))
+        if int(torch_action) != numpy_action:  # only a float near-tie may differ
+            logits = agent.policy.logits(obs)
+            assert abs(logits[int(torch_action)] - logits[numpy_action]) < 1e-5
+        else:
+            agreed += 1
+        obs, _, terminated, truncated, _ = env.step(numpy_action)
+        if terminated or truncated:
+            obs, _ = env.reset()
+    assert agreed >= 1490
+
+
+def test_ppo_agent_is_cached_and_refuses_another_game(trained):
+    _, result = trained["gin_rummy"]
+    first = make_agent(f"ppo:{result.policy}", "gin_rummy", 0)
+    assert make_agent(f"ppo:{result.policy}", "gin_rummy", 1).policy is first.policy
+    with pytest.raises(ValueError, match="trained for 'gin_rummy', not 'hollywood_gin'"):
+        make_agent(f"ppo:{result.policy}", "hollywood_gin", 0)
+    with pytest.raises(ValueError, match="no exported policy"):
+        make_agent("ppo:/no/such/policy.npz", "gin_rummy", 0)
+
+
+def test_resume_continues_the_step_count(trained, tmp_path, capsys):
+    config, result = trained["gin_rummy"]
+    copy = tmp_path / "run"
+    shutil.copytree(Path(result.run_dir).parent, copy)
+    longer = config.with_overrides(output_dir=str(copy), total_steps=512)
+    with pytest.raises(ConfigError, match="--resume"):
+        train(longer)
+    resumed = train(longer, resume=True)
+    out = capsys.readouterr().out
+    assert "resuming" in out and "at step 256" in out
+    assert resumed.steps == 512
+    steps = sorted(int(p.name.split("_")[1]) for p in (Path(resumed.run_dir) / CHECKPOINTS).iterdir())
+    assert steps == [128, 256, 384, 512]
+    curve = (Path(resumed.run_dir) / "learning_curve.csv").read_text().splitlines()[1:]
+    assert [int(line.split(",")[0]) for line in curve] == [128, 256, 384, 512]
+    evaluations = (Path(resumed.run_dir) / EVAL_LOG).read_text()
+    again = train(longer, resume=True)  # nothing left to train: the step-512 evaluation is reused
+    assert again.steps == 512 and again.evaluation == resumed.evaluation
+    assert (Path(resumed.run_dir) / EVAL_LOG).read_text() == evaluations
+    meta = json.loads((Path(resumed.run_dir) / CHECKPOINTS / "step_000000512" / "meta.json").read_text())
+    first = json.loads((Path(result.run_dir) / CHECKPOINTS / "step_000000256" / "meta.json").read_text())
+    assert meta["elapsed_seconds"] > first["elapsed_seconds"]
+    with pytest.raises(ConfigError, match="ppo"):
+        train(config.with_overrides(output_dir=str(copy), total_steps=640, ppo={**config.to_dict()["ppo"], "n_epochs": 3}),
+              resume=True)
+
+
+def test_subprocess_envs_and_relu_train(tmp_path):
+    """The opponent pool (with its numpy snapshots) pickles into subprocess envs."""
+    data = read_yaml(SMOKE_CONFIGS[0])
+    data.update(output_dir=str(tmp_path), total_steps=128, vec_env="subproc", imitation={},
+                ppo={**data["ppo"], "activation": "relu"}, evaluation={**data["evaluation"], "opponents": ["random"]})
+    result = train(parse_config(data))
+    assert result.steps == 128 and load_policy(result.policy).activation == "relu"
+
+
+def test_checkpoint_refuses_an_env_of_another_layout(trained):
+    config, result = trained["gin_rummy"]
+    checkpoint = latest_checkpoint(Path(result.run_dir))
+    with pytest.raises(LayoutMismatchError, match=r"\+scores \(4\)") as err:
+        load_checkpoint(checkpoint, SingleAgentEnv("gin_rummy", episode="match"))
+    assert "trained on gin_rummy" in str(err.value)
+    with pytest.raises(LayoutMismatchError, match=r"\+sheet_scores"):
+        load_checkpoint(checkpoint, make_env(config.with_overrides(game="hollywood_gin")))
+    with pytest.raises(LayoutMismatchError, match=r"-feature_melded \(52\)"):
+        load_checkpoint(checkpoint, SingleAgentEnv("gin_rummy"))  # trained with features, given none
+    # The numpy export refuses a layout this package no longer builds, and a wrong-sized observation.
+    policy = load_policy(result.policy)
+    stale = NumpyPolicy(policy.hidden, policy.head, policy.activation,
+                        type(policy.info)(**{**policy.info.__dict__, "layout_hash": "0123456789abcdef"}))
+    with pytest.raises(ValueError, match="retrain"):
+        stale.check_layout()
+    with pytest.raises(ValueError, match="expects"):
+        policy.best_action(np.zeros(policy.input_size + 4, np.float32), np.ones(policy.num_actions))
+    with pytest.raises(ValueError, match="features"):  # an observation without its features
+        policy.best_action(np.zeros(policy.input_size - policy.features.size, np.float32), np.ones(policy.num_actions))
+
+
+BAD_CONFIGS = [
+    ({"speed": 3}, "'speed'"),
+    ({"game": "poker"}, "'game'"),
+    ({"total_steps": 0}, "'total_steps'"),
+    ({"n_envs": "8"}, "'n_envs'"),
+    ({"vec_env": "threads"}, "'vec_env'"),
+    ({"env": {"knock_limit": -1}}, "'env'"),
+    ({"env": {"colour": "red"}}, "'env'"),
+    ({"ppo": {"learning_rate": "3e-4"}}, "'ppo.learning_rate'"),
+    ({"ppo": {"gamma": 1.5}}, "'ppo.gamma'"),
+    ({"ppo": {"net_arch": [64, 0]}}, "'ppo.net_arch'"),
+    ({"ppo": {"activation": "gelu"}}, "'ppo.activation'"),
+    ({"ppo": {"batch_size": 10_000}}, "'ppo.batch_size'"),
+    ({"ppo": {"momentum": 0.9}}, "'momentum'"),
+    ({"self_play": {"opponents": {"grandmaster": 1.0}}}, "'self_play.opponents.grandmaster'"),
+    ({"self_play": {"opponents": {"random": -1}}}, "'self_play.opponents.random'"),
+    ({"self_play": {"opponents": {"random": 0}}}, "'self_play.opponents'"),
+    ({"self_play": {"pool_size": 0}}, "'self_play.pool_size'"),
+    ({"evaluation": {"opponents": ["random", "random"]}}, "'evaluation.opponents'"),
+    ({"evaluation": {"opponents": ["self"]}}, "'evaluation.opponents'"),
+    ({"evaluation": {"deals": 0}}, "'evaluation.deals'"),
+    ({"evaluation": {"rounds": 3}}, "'rounds'"),
+    ({"progress_bar": "yes"}, "'progress_bar'"),
+    ({"features": "poker_odds"}, "'features'"),
+    ({"imitation": {"teacher": "self"}}, "'imitation.teacher'"),
+    ({"imitation": {"decisions": 0}}, "'imitation.decisions'"),
+    ({"imitation": {"temperature": 1}}, "'temperature'"),
+    ({"reward_shaping": -1}, "'reward_shaping'"),
+]
+
+
+@pytest.mark.parametrize("change,key", BAD_CONFIGS, ids=[k for _, k in BAD_CONFIGS])
+def test_bad_config_fails_with_the_keys_name(change, key):
+    data = read_yaml(SMOKE_CONFIGS[0])
+    for name, value in change.items():
+        data[name] = {**data[name], **value} if isinstance(value, dict) and isinstance(data.get(name), dict) else value
+    with pytest.raises(ConfigError, match=key):
+        parse_config(data)
+
+
+def test_missing_keys_and_seed_lists():
+    with pytest.raises(ConfigError, match="'total_steps'"):
+        parse_config({"game": "gin_rummy"})
+    assert parse_seeds("0-3") == [0, 1, 2, 3] and parse_seeds("5") == [5] and parse_seeds("1,4-5") == [1, 4, 5]
+    for bad in ("x", "3-1", "1,1", "-2"):
+        with pytest.raises(ConfigError, match="--seeds"):
+            parse_seeds(bad)
+
+
+def test_cli_reports_a_bad_config_by_key(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(SMOKE_CONFIGS[0].read_text() + "\nlearning_rate: 0.1\n")
+    assert cli.main(["train", str(path)]) == 2
+    assert "'learning_rate'" in capsys.readouterr().err
+
+
+def test_cli_trains_seeds_as_ray_tasks_on_a_local_ray(tmp_path, capsys):
+    pytest.importorskip("ray")
+    config = SMOKE_CONFIGS[0]
+    code = cli.main(["train", str(config), "--seeds", "0-1", "--backend", "ray", "--workers", "2",
+                     "--output-dir", str(tmp_path / "runs"), "--total-steps", "128"])
+    assert code == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    for seed in (0, 1):  # trained in Ray worker processes, not here
+        summary = json.loads((tmp_path / "runs" / f"seed_{seed}" / "summary.json").read_text())
+        assert summary["pid"] != os.getpid()
+    for seed in (0, 1):
+        assert f"seed {seed}: 128 steps" in out
+        assert load_policy(tmp_path / "runs" / f"seed_{seed}" / "policy.npz").info.seed == seed
+    first, second = (np.load(tmp_path / "runs" / f"seed_{s}" / "policy.npz")["head_weight"] for s in (0, 1))
+    assert not np.array_equal(first, second)  # the seeds really differ
+
+
+def test_gin_hand_features_match_the_rules_engine():
+    from agents.features import GIN_HAND
+    from rummy_envs.games import gin as G
+
+    env = SingleAgentEnv("gin_rummy")
+    rng = np.random.default_rng(3)
+    env.reset(seed=8)
+    checked = {10: 0, 11: 0}
+    for _ in range(300):
+        view = env.aec_env.player_view(env.learner)
+        features = GIN_HAND.compute(view)
+        hand = list(view.hand)
+        melded = [c for c in range(52) if features[52 + c]]
+        assert set(melded) <= set(hand)
+        if len(hand) == 11:
+            for card in hand:
+                assert features[card] == pytest.approx(G.deadwood([c for c in hand if c != card]) / 100)
+            assert features[104] == pytest.approx(min(features[c] for c in hand))
+        else:
+            assert features[104] == pytest.approx(G.deadwood(hand) / 100)
+            assert G.deadwood([c for c in hand if c not in melded]) == G.deadwood(hand)
+            top = view.top_discard
+            if top is not None:
+                after = min(G.deadwood([c for c in hand + [top] if c != card]) for card in hand)
+                assert features[105] == pytest.approx(max(0.0, G.deadwood(hand) / 100 - after / 100))
+        checked[min(len(hand), 11)] += 1
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            env.reset()
+    assert checked[10] and checked[11]
+
+
+def test_shaping_terms_telescope_to_minus_the_first_potential():
+    from training.learner_env import PotentialShaping, gin_hand_potential
+
+    env = SingleAgentEnv("gin_rummy", reward_scale=10.0)
+    shaped = PotentialShaping(SingleAgentEnv("gin_rummy", reward_scale=10.0), weight=0.5, gamma=1.0)
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        env.reset(seed=seed)
+        shaped.reset(seed=seed)
+        first = gin_hand_potential(env.aec_env.player_view(env.learner))
+        plain_total = shaped_total = 0.0
+        while True:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, reward, terminated, truncated, _ = env.step(action)
+            _, shaped_reward, *_ = shaped.step(action)
+            plain_total += reward
+            shaped_total += shaped_reward
+            if terminated or truncated:
+                break
+        assert shaped_total - plain_total == pytest.approx(-0.5 * first / 10.0)
+
+
+def test_imitation_clones_the_teacher(tmp_path):
+    from training.imitation import clone, collect
+
+    config = parse_config({"game": "gin_rummy", "total_steps": 64, "n_envs": 1, "features": "gin_hand",
+                           "output_dir": str(tmp_path), "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [64]},
+                           "imitation": {"teacher": "novice", "decisions": 3000, "epochs": 6, "batch_size": 64}})
+    env = make_env(config)
+    demos = collect(config, env, seed=0)
+    assert demos.inputs.shape == (3000, env.observation_space.shape[0])
+    assert all(demos.masks[i, a] for i, a in enumerate(demos.actions))  # the teacher's moves are legal
+    model = new_model(config, make_vec_env(config), tmp_path, seed=0)
+    untrained = config.with_overrides(imitation={**config.to_dict()["imitation"], "epochs": 1, "learning_rate": 1e-12})
+    before = clone(model, demos, untrained, seed=0)
+    after = clone(model, demos, config, seed=0)
+    assert after["held_out_accuracy"] > max(0.6, before["held_out_accuracy"] + 0.2), (before, after)
+
+
+def test_docs_config_table_lists_every_key_with_its_default():
+    import re
+
+    import yaml
+
+    from training.train_config import EVAL_KEYS, IMITATION_KEYS, PPO_KEYS, SELF_PLAY_KEYS, TOP_KEYS
+
+    text = (ROOT / "docs" / "training.md").read_text()
+    table = text[text.index("## Config keys"):text.index("## Several seeds")]
+    documented = {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| `([\w.]+)` \| ([^|]+) \|", table, re.M)}
+    sections = {"ppo": PPO_KEYS, "self_play": SELF_PLAY_KEYS, "evaluation": EVAL_KEYS, "imitation": IMITATION_KEYS}
+    expected = {k for k in TOP_KEYS if k not in sections} | {f"{s}.{k}" for s, keys in sections.items() for k in keys}
+    assert set(documented) == expected
+    defaults = parse_config({"game": "gin_rummy", "total_steps": 1}).to_dict()
+    special = {"game": "required", "total_steps": "required", "output_dir": "`runs/<game>`"}
+    for key, shown in documented.items():
+        section, _, name = key.rpartition(".")
+        value = defaults[section][name] if section else defaults[key]
+        if key in special:
+            assert shown == special[key]
+        elif value is None:
+            assert shown == "none", key
+        else:
+            assert yaml.safe_load(shown.strip("`")) == value, (key, shown, value)
