@@ -1,6 +1,7 @@
 """The quick demo on embedded defaults (``python -m training``): for every game with
 agents, one hand rendered between the two strongest agents, then a small duplicate
-tournament of all of them with its leaderboard and plots, then a speed summary.
+tournament of all of them (the shipped PPO policy included) with its leaderboard and
+plots, then a speed summary.
 
 Runs in a few minutes on 2 cores; ``--help`` lists the knobs.
 """
@@ -12,6 +13,7 @@ import random
 import time
 from pathlib import Path
 
+import agents
 import rummy_envs
 from agents import make_agent, registered_agents
 from rummy_envs import cards as C
@@ -27,10 +29,19 @@ def games_with_agents() -> list[str]:
     return [g for g in rummy_envs.ENVS if set(registered_agents(g)) - {"random"}]
 
 
-def demo_agents(game: str) -> list[str]:
-    """The built-in agents of ``game``, strongest first."""
+def shipped_policy(game: str) -> Path:
+    """Where the trained PPO policy of ``game`` ships (it may not exist yet)."""
+    return Path(agents.__file__).resolve().parent / "checkpoints" / game / "policy.npz"
+
+
+def demo_agents(game: str) -> dict[str, str]:
+    """The built-in agents of ``game`` (label -> agent name), strongest first, with the
+    shipped PPO policy where the game has one."""
     known = registered_agents(game)
-    return [name for name in STRENGTH_ORDER if name in known]
+    chosen = {name: name for name in STRENGTH_ORDER if name in known}
+    if shipped_policy(game).exists():
+        chosen["ppo"] = f"ppo:{shipped_policy(game)}"
+    return chosen
 
 
 def show_hand(game: str, agent_names: list[str], seed: int) -> None:
@@ -90,12 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="tournament_results/demo", help="folder of the tournament outputs")
     args = parser.parse_args(argv)
     for game in games_with_agents():
-        names = demo_agents(game)
-        print(f"\n=== {game}: one hand, {names[0]} against {names[1]} ===")
-        show_hand(game, names[:2], args.seed)
-        print(f"\n=== {game}: tournament of {', '.join(names)} over {args.deals} shared deals ===")
+        chosen = demo_agents(game)
+        strongest = list(chosen.values())[:2]
+        print(f"\n=== {game}: one hand, {strongest[0]} against {strongest[1]} ===")
+        show_hand(game, strongest, args.seed)
+        print(f"\n=== {game}: tournament of {', '.join(chosen)} over {args.deals} shared deals ===")
         out = Path(args.out) / f"{game}_{args.deals}deals_seed{args.seed}"
-        run({"game": game, "agents": names, "deals": args.deals, "seed": args.seed, "workers": args.workers,
+        run({"game": game, "agents": chosen, "deals": args.deals, "seed": args.seed, "workers": args.workers,
              "output_dir": str(out), "chunk_deals": max(1, args.deals // (4 * args.workers))}, show=True)
         print(f"results, games and plots: {out}/")
     print("\n=== speed (this machine; peers: python -m benchmarks.bench_gin) ===")
