@@ -26,6 +26,7 @@ from pathlib import Path
 
 import rummy_envs
 from agents import registered_agents
+from benchmarks.sections import write_section
 from training.tournament import deal_seed, parse_config, play_game, run_tournament
 
 BEGIN, END = "<!-- bench_tournament:begin -->", "<!-- bench_tournament:end -->"
@@ -95,13 +96,7 @@ def main(argv: list[str] | None = None) -> int:
               f"| gin hands/s, novice rule agent in both seats | {ours:,.1f} | RLCard {peer:,.1f} | **{ours / peer:.2f}x** |",
               f"| gin tournament, random/novice/heuristic, {args.deals} deals ({6 * args.deals} games), seconds | "
               f"2 workers {two:.1f} | 1 worker {one:.1f} | **{one / two:.2f}x** speed-up |", END]
-    section = "\n".join(lines)
-    text = args.out.read_text() if args.out.exists() else ""
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text)
+    write_section(args.out, BEGIN, END, "\n".join(lines))
     return 0
 
 

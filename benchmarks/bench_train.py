@@ -35,6 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 import rummy_envs
 from agents import Agent
+from benchmarks.sections import write_section
 from training.learner_env import FeatureObservation, PotentialShaping
 from training.selfplay import OpponentPool
 from training.train import export_policy, make_vec_env, new_model
@@ -191,13 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{pct(r['opponents'])} | {pct(r['extras'])} | {pct(rest)} | {pct(r['policy'])} | "
                      f"{pct(r['update'])} |")
     lines.append(END)
-    section = "\n".join(lines)
-    text = args.out.read_text() if args.out.exists() else ""
-    if BEGIN in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text)
+    write_section(args.out, BEGIN, END, "\n".join(lines))
     return 0
 
 
