@@ -13,6 +13,7 @@ the turn, following the mask, which has no dead ends, only to place a deep take'
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -499,7 +500,7 @@ def _follow_mask(view: Rummy500View) -> int:
     return R.CANCEL if R.CANCEL in legal else legal[0]
 
 
-class _Rummy500Agent:
+class _Rummy500Agent(ABC):
     """What both agents share: playing a plan through the micro-actions, with the mask as the
     final word. Subclasses choose the draw, score plans and choose the discard."""
 
@@ -516,14 +517,17 @@ class _Rummy500Agent:
         self._cache: tuple[tuple, Plan | None] | None = None
 
     # -- to override -----------------------------------------------------------------------
+    @abstractmethod
     def draw_action(self, view: Rummy500View) -> int:
-        raise NotImplementedError
+        """DRAW_STOCK, or TAKE_DISCARD of the top card or a deeper one."""
 
+    @abstractmethod
     def score(self, view: Rummy500View) -> Scorer:
-        raise NotImplementedError
+        """How this agent values a plan of table play."""
 
+    @abstractmethod
     def discard(self, view: Rummy500View) -> int:
-        raise NotImplementedError
+        """The DISCARD action that ends the turn."""
 
     # -- the turn --------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Rummy500View) -> int:
