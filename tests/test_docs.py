@@ -129,7 +129,7 @@ def test_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
 
 
-@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md", "least_count.md"])
+@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md", "tournaments.md", "least_count.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples in the fenced python blocks, run in order with shared names."""
     text = (DOCS / doc).read_text()
