@@ -23,7 +23,8 @@ Measurements (each runs for a fixed time budget after a short warm-up, timed wit
    computed fresh) per decision, and a profile of where a random-play step spends its time.
 4. Least Count: a profile of where a 4-player random-play step spends its time.
 
-The results are printed and written as Markdown to ``--out``. Not run in CI.
+The results are printed and written as Markdown into their marked section of ``--out``
+(the other scripts' sections are kept). Not run in CI.
 """
 
 from __future__ import annotations
@@ -40,9 +41,13 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from benchmarks.sections import write_section
+
+BEGIN, END = "<!-- bench_gin:begin -->", "<!-- bench_gin:end -->"  # its section of RESULTS.md
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "CDHS"  # our suit order: card id = suit * 13 + rank
 OPENSPIEL_SUIT_ORDER = "SCDH"
@@ -854,8 +859,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = os.path.dirname(args.out)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(report)
+    write_section(Path(args.out), BEGIN, END, f"{BEGIN}\n{report.rstrip()}\n{END}")
     print(f"\nwrote {args.out}")
     if mismatches:
         print(f"!!! {len(mismatches)} deadwood mismatches, see {args.out} !!!", file=sys.stderr)
