@@ -174,3 +174,23 @@ def hash_shuffle(items: list, key: str) -> list:
 def daily_key(game: str, date: str, salt: str, label: str | int) -> str:
     """The versioned string a daily deal hashes: ``"v1|<game>|<YYYY-MM-DD>|<salt>|<label>"``."""
     return f"{HASH_SHUFFLE_VERSION}|{game}|{date}|{salt}|{label}"
+
+
+class MultiDeckDeal:
+    """Deck arithmetic for a rules config that defines ``decks`` (decks in play) and
+    ``total_jokers`` (jokers in play): the games dealt from one or two decks with jokers."""
+
+    decks: int
+    total_jokers: int
+
+    @property
+    def deck_size(self) -> int:
+        return NUM_CARDS * self.decks + self.total_jokers
+
+    @property
+    def max_copies(self) -> int:
+        """Most copies of one id: the decks, or the jokers when there are more."""
+        return max(self.decks, self.total_jokers)
+
+    def full_deck(self) -> list[int]:
+        return deck(self.decks, self.total_jokers)

@@ -118,7 +118,7 @@ def subset_cards(hand: list[int], action: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class LeastCountConfig:
+class LeastCountConfig(C.MultiDeckDeal):
     """Rules options of least_count.md, named as in the spec, plus the episode length and the
     round cap. ``num_decks=None`` means the spec's default: one deck for 2-6 players, two for
     7-10. ``declare_max_count=None`` sets no threshold."""
@@ -194,18 +194,6 @@ class LeastCountConfig:
     @property
     def total_jokers(self) -> int:
         return self.num_printed_jokers * self.decks
-
-    @property
-    def deck_size(self) -> int:
-        return C.NUM_CARDS * self.decks + self.total_jokers
-
-    @property
-    def max_copies(self) -> int:
-        """Most copies of one id: the decks, or the jokers when there are more."""
-        return max(self.decks, self.total_jokers)
-
-    def full_deck(self) -> list[int]:
-        return C.deck(self.decks, self.total_jokers)
 
 
 # ----------------------------------------------------------------------------------------

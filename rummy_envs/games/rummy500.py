@@ -108,7 +108,7 @@ def str_to_action(text: str) -> int:
 
 
 @dataclass(frozen=True)
-class Rummy500Config:
+class Rummy500Config(C.MultiDeckDeal):
     """Rules options of rummy_500.md, named as in the spec, plus the episode length and the
     daily deal's date. ``None`` for ``hand_size`` / ``num_decks`` means the spec's default
     for the number of players."""
@@ -183,18 +183,6 @@ class Rummy500Config:
     @property
     def total_jokers(self) -> int:
         return self.num_jokers * self.decks
-
-    @property
-    def deck_size(self) -> int:
-        return C.NUM_CARDS * self.decks + self.total_jokers
-
-    @property
-    def max_copies(self) -> int:
-        """Most copies of one id: the decks, or the jokers when there are more."""
-        return max(self.decks, self.total_jokers)
-
-    def full_deck(self) -> list[int]:
-        return C.deck(self.decks, self.total_jokers)
 
 
 # ----------------------------------------------------------------------------------------
