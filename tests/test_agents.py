@@ -13,7 +13,10 @@ from agents import RandomAgent, make_agent, registered_agents
 
 # Option sets that reach every phase an agent must handle (showdowns played as actions,
 # the 50th-card chance, Oklahoma stakes, big gin, matches; in Rummy 500 2, 4 and 8 players,
-# two decks, jokers, the turn rules the view does not show).
+# two decks, jokers, the turn rules the view does not show; in Least Count 2 to 10 players,
+# every discard pattern option, jokers and the cut joker, the declare rules, timeouts,
+# reshuffles of the dead pile, and matches to the last player standing or the first
+# elimination).
 OPTION_SETS = {
     "gin_rummy": [
         {},
@@ -33,9 +36,26 @@ OPTION_SETS = {
         {"num_players": 8, "allow_rediscard_taken_card": True},
         {"episode": "match", "target_score": 150, "max_hands": 3},
     ],
+    "least_count": [
+        {},
+        {"num_players": 2, "hand_size": 7, "sequence_same_suit": True, "sequence_lengths": [3, 4, 5],
+         "allow_three_of_a_kind": True, "allow_two_different_pairs": True},
+        {"num_players": 3, "num_printed_jokers": 2, "cut_joker": True, "declare_max_count": 10,
+         "tie_declaration_valid": True, "false_declare_penalty": 40, "initial_open_card": False},
+        {"num_players": 6, "hand_size": 7, "num_decks": 1, "declare_max_count": 4,
+         "declare_timing": "start_of_any_turn", "max_turns_per_round": 60},
+        {"num_players": 10, "num_printed_jokers": 1, "max_turns_per_round": 40},
+        {"num_players": 4, "episode": "match", "elimination_score": 50, "eliminate_on_equal": True, "max_rounds": 8},
+        {"num_players": 3, "episode": "match", "match_end": "first_elimination", "elimination_score": 40},
+    ],
 }
 CASES = [(game, name, i) for game in OPTION_SETS for name in registered_agents(game)
          for i in range(len(OPTION_SETS[game]))]
+
+
+def seats_of(game, options):
+    """Players of ``game`` under ``options`` (the game's default when not given)."""
+    return len(rummy_envs.ENVS[game].raw_env(**options).possible_agents)
 
 
 def test_every_game_with_agents_has_random_and_novice():
@@ -71,11 +91,12 @@ def play(game, options, seat_agents, seed, on_decision=None):
 @pytest.mark.parametrize(("game", "name", "option_set"), CASES)
 def test_agents_pick_only_legal_actions(game, name, option_set):
     options = OPTION_SETS[game][option_set]
-    games = (12 if options.get("episode") == "match" else 60) * 2 // options.get("num_players", 2)  # fewer with more seats
+    seats = seats_of(game, options)
+    games = (12 if options.get("episode") == "match" else 60) * 2 // seats  # fewer with more seats
     for seed in range(games):
         rivals = [name, registered_agents(game)[seed % len(registered_agents(game))]]
         rivals = rivals if seed % 2 else rivals[::-1]
-        play(game, options, [make_agent(rivals[s % 2], game, seed) for s in range(options.get("num_players", 2))], seed)
+        play(game, options, [make_agent(rivals[s % 2], game, seed) for s in range(seats)], seed)
 
 
 def blind_check(game, options, agents_by_seat, seeds):
@@ -105,15 +126,19 @@ def blind_check(game, options, agents_by_seat, seeds):
 @pytest.mark.parametrize(("game", "name", "option_set"), CASES)
 def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
     options = OPTION_SETS[game][option_set]
-    seats = range(options.get("num_players", 2))
-    seeds = range((3 if options.get("episode") == "match" else 8) * 2 // len(seats))
-    checked = blind_check(game, options, lambda seed: [make_agent(name, game, seed + s) for s in seats], seeds)
+    seats = range(seats_of(game, options))
+    deals = (3 if options.get("episode") == "match" else 8) * 2 // len(seats)
+    checked = played = 0
+    while checked <= 50 and played < 4 * deals:  # more deals where games are short (random Least Count players)
+        checked += blind_check(game, options, lambda seed: [make_agent(name, game, seed + s) for s in seats],
+                               range(played, played + deals))
+        played += deals
     assert checked > 50
 
 
 @pytest.mark.parametrize(("game", "name"), sorted({(game, name) for game, name, _ in CASES}))
 def test_agents_are_reproducible_from_their_seed(game, name):
-    runs = [play(game, {}, [make_agent(name, game, 3), make_agent(name, game, 4)], seed=11) for _ in range(2)]
+    runs = [play(game, {}, [make_agent(name, game, 3 + s) for s in range(seats_of(game, {}))], seed=11) for _ in range(2)]
     assert runs[0] == runs[1]
 
 
