@@ -115,7 +115,7 @@ def test_heuristic_does_not_feed_the_opponents_known_cards():
     # The opponent picked up JC and JD: JS would give it a set, KH (also 10) is safe.
     hand = "AC 2C 3C 5D 6D 7D 4H 8S JS KH 2H"
     theirs = "JC JD 2D 3D 8C TC QC 5S 6S 9H"
-    data = scenario(hand, theirs, "3S", phase="DISCARD", known=[["JC", "JD"], []])
+    data = scenario(hand, theirs, "3S", phase="DISCARD", known=[[], ["JC", "JD"]])
     assert decide("heuristic", data) == "DISCARD(KH)"
     assert decide("novice", data) == "DISCARD(JS)"  # the novice only counts deadwood
 

@@ -10,7 +10,8 @@ The games of one pairing on one deal are a *duplicate set*, the unit of the inte
 
 Every game is seeded from (tournament seed, deal, pairing, seat), so results are the same
 for any number of workers and either backend. Finished games are appended to
-``games.jsonl`` as they arrive; a rerun of the same config in the same folder resumes.
+``games.jsonl`` as they arrive, each a game log (``rummy_envs.replay``) with the
+tournament's keys added; a rerun of the same config in the same folder resumes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import rummy_envs
 from agents import make_agent, registered_agents
 from rummy_envs.envs.base import rank_rewards
+from rummy_envs.replay import game_log, replay_env
 from training.config import (ConfigError, check_keys, expect_choice, expect_int, expect_mapping,
                              read_yaml)
 
@@ -36,6 +38,9 @@ CONFIG_KEYS = frozenset({"game", "options", "agents", "deals", "seed", "episode"
                          "ray_address", "output_dir", "plots", "chunk_deals"})
 # Keys that change how a tournament runs but not its games: a resume may change them.
 RUN_KEYS = frozenset({"workers", "backend", "ray_address", "output_dir", "plots", "chunk_deals"})
+# The keys a games.jsonl record adds to its game log (rummy_envs.replay.LOG_KEYS).
+RECORD_KEYS = ("game_id", "focal", "opponent", "deal", "rotation", "seats", "agents", "env_seed", "agent_seeds",
+               "margin", "focal_win", "scores", "standings", "rewards", "truncated")
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
 
@@ -202,7 +207,8 @@ def play_game(game: str, options: dict[str, Any], seats: list[str], names: dict[
               agent_seeds: list[int]) -> dict[str, Any]:
     """One episode: the agents labelled ``seats`` (by seat) from the env seeded ``env_seed``.
 
-    Returns the actions, the final scores, the standings and the rewards by seat."""
+    Returns the game log (rummy_envs.replay: game, options, engine seed, deck, dealer,
+    actions), the final scores, the standings and the rewards by seat."""
     env = _env_for(game, options)
     env.reset(seed=env_seed)
     players = [make_agent(names[label], game, s) for label, s in zip(seats, agent_seeds)]
@@ -210,7 +216,6 @@ def play_game(game: str, options: dict[str, Any], seats: list[str], names: dict[
         agent.reset()
     seat_of = env.agent_name_mapping
     totals = [0.0] * len(seats)
-    actions: list[int] = []
     while env.agents:
         name = env.agent_selection
         seat = seat_of[name]
@@ -219,11 +224,9 @@ def play_game(game: str, options: dict[str, Any], seats: list[str], names: dict[
         if terminated or truncated:
             env.step(None)
             continue
-        action = players[seat].act(obs["observation"], obs["action_mask"], env.player_view(name))
-        actions.append(int(action))
-        env.step(action)
+        env.step(int(players[seat].act(obs["observation"], obs["action_mask"], env.player_view(name))))
     state = env.game
-    return {"actions": actions, "scores": list(state.scores()), "standings": list(state.standings()),
+    return {**game_log(state, options), "scores": list(state.scores()), "standings": list(state.standings()),
             "rewards": totals, "truncated": bool(state.truncated)}
 
 
@@ -248,8 +251,6 @@ def _record(config: TournamentConfig, task: Task, deal: int, rotation: int, seat
     place = rank_rewards(outcome["standings"])[focal_seat]
     return {
         "game_id": (task.pairing * config.deals + deal) * n + rotation,
-        "game": config.game,
-        "options": config.env_options,
         "focal": task.focal,
         "opponent": task.opponent,
         "deal": deal,
@@ -265,14 +266,9 @@ def _record(config: TournamentConfig, task: Task, deal: int, rotation: int, seat
 
 
 def replay(record: dict[str, Any]) -> Any:
-    """The raw env at the end of a logged game, rebuilt from its seed, options and actions."""
-    env = rummy_envs.ENVS[record["game"]].raw_env(**record["options"])
-    env.reset(seed=record["env_seed"])
-    actions = iter(record["actions"])
-    while env.agents:
-        terminated, truncated = env.terminations[env.agent_selection], env.truncations[env.agent_selection]
-        env.step(None if terminated or truncated else next(actions))
-    return env
+    """The raw env at the end of a logged game: the record is a game log (rummy_envs.replay)
+    with the tournament's keys added, replayed exactly from its deal and actions."""
+    return replay_env(record, extra_keys=RECORD_KEYS)
 
 
 # ----------------------------------------------------------------------------------------

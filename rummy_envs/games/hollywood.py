@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from rummy_envs.games.gin import NUM_PLAYERS, GinConfig, GinState, HandResult
 from rummy_envs.options import check_bool, check_choice
+from rummy_envs.state_dicts import Fields
 
 NUM_COLUMNS = 3
 
@@ -42,7 +43,8 @@ class HollywoodConfig(GinConfig):
     def new_match(self) -> Scoresheet:
         return Scoresheet()
 
-    def match_from_dict(self, data: dict[str, Any]) -> Scoresheet:
+    def match_from_dict(self, data: Any) -> Scoresheet:
+        """The scoresheet of a state dict's ``match`` field (ValueError naming a bad entry)."""
         return Scoresheet.from_dict(data)
 
 
@@ -142,15 +144,43 @@ class Scoresheet:
                 "hands": [list(r) for r in self.hands], "closed_by": list(self.closed_by), "wins": list(self.wins)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Scoresheet:
-        sheet = cls()
-        for key in ("score", "entered", "hands"):
-            if key in data:
-                setattr(sheet, key, [list(r) for r in data[key]])
-        for key in ("closed_by", "wins"):
-            if key in data:
-                setattr(sheet, key, list(data[key]))
-        return sheet
+    def from_dict(cls, data: Any, path: str = "match") -> Scoresheet:
+        """Read ``to_dict`` output; ValueError naming the entry of a wrong type or range."""
+        fields = Fields(data, SHEET_KEYS, path)
+        fresh = cls()
+        return cls(
+            score=fields.integer_grid("score", fresh.score, NUM_PLAYERS, NUM_COLUMNS, 0),
+            entered=fields.boolean_grid("entered", fresh.entered, NUM_PLAYERS, NUM_COLUMNS),
+            hands=fields.integer_grid("hands", fresh.hands, NUM_PLAYERS, NUM_COLUMNS, 0),
+            closed_by=fields.integers("closed_by", fresh.closed_by, NUM_COLUMNS, -1, NUM_PLAYERS - 1,
+                                      "the seat that closed each column, -1 while it is open"),
+            wins=fields.integers("wins", fresh.wins, NUM_PLAYERS, 0),
+        )
+
+    def problem(self, config: HollywoodConfig) -> str:
+        """What in this sheet contradicts the rules of ``config`` ("" if nothing): a column is
+        closed exactly by the one player who reached the target in it, a player's column holds
+        points and hands only once entered, and never more hands than that player won."""
+        target = config.target_score
+        for c in range(NUM_COLUMNS):
+            reached = [p for p in range(NUM_PLAYERS) if self.score[p][c] >= target]
+            if reached != ([self.closed_by[c]] if self.closed_by[c] >= 0 else []):
+                return f"column {c} is closed exactly by the player whose score in it reached target_score={target}"
+            for p in range(NUM_PLAYERS):
+                if self.entered[p][c] != (self.hands[p][c] > 0) or (self.score[p][c] and not self.entered[p][c]):
+                    return f"player {p} enters column {c} with a won hand, and has points or hands there only then"
+                if self.hands[p][c] > self.wins[p]:
+                    return f"player {p} has more hands in column {c} than hands won"
+        return ""
+
+    def holds(self, recorded: Scoresheet) -> bool:
+        """Does this sheet include ``recorded`` (the sheet of some of its hands): at least as many
+        hands won by each player? (Points are not compared: a sheet that started with closed
+        columns adds a hand's points to fewer of them.)"""
+        return all(self.wins[p] >= recorded.wins[p] for p in range(NUM_PLAYERS))
+
+
+SHEET_KEYS = ("score", "entered", "hands", "closed_by", "wins")
 
 
 class HollywoodState(GinState):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations
@@ -35,6 +36,7 @@ from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.errors import IllegalActionError
 from rummy_envs.options import build, check_bool, check_choice, check_date, check_int, check_text
+from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options
 
 GAME = "rummy500"
 JOKER = C.JOKER
@@ -1006,6 +1008,7 @@ class Rummy500State:
         fmt = C.format_card
         cards = lambda ids: [fmt(c) for c in ids]  # noqa: E731
         return {
+            "format_version": FORMAT_VERSION,
             "game": GAME,
             "options": dataclasses.asdict(self.config),
             "seed": self.seed,
@@ -1036,95 +1039,242 @@ class Rummy500State:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Rummy500State:
-        """Rebuild a state from ``to_dict`` output or a hand-written scenario.
+    def from_dict(cls, data: Any) -> Rummy500State:
+        """Rebuild a state from ``to_dict`` output or a hand-written scenario; a dict the rules
+        could not reach is refused with a ValueError naming the field (docs/rummy500.md,
+        "State dicts", lists the fields).
 
         Missing keys take the values of a fresh hand: a scenario may give just ``hands``,
         ``stock``, ``discard_pile``, ``melds``, ``phase``, ``current_player`` and ``dealer``.
-        Every card of the game must be somewhere (hands, stock, pile, table), else ValueError.
+        Every card of the game must be somewhere (hands, stock, pile, table).
         """
-        game = data.get("game", GAME)
-        if game != GAME:
-            raise ValueError(f"state dict of game {game!r} given to {cls.__name__} ({GAME!r})")
-        config = cls.config_class.from_kwargs(**data.get("options", {}))
-        state = cls(config, seed=data.get("seed", 0), dealer=data.get("dealer", 0), daily_date=data.get("daily_date"))
-        n = state.n
-        parse = C.parse
-        if data.get("initial_deck") is not None:
-            state.initial_deck = C.check_deck(data["initial_deck"], config.full_deck())
-        state.first_dealer = data.get("first_dealer", state.dealer)
-        state.hand_index = data.get("hand_index", 0)
-        if "hands" in data:
-            if len(data["hands"]) != n:
-                raise ValueError(f"state has {len(data['hands'])} hands for {n} players")
-            state.hands = [multiset(parse(h)) for h in data["hands"]]
-            state.sizes = [_ms_size(h) for h in state.hands]
-            state.stock = parse(data.get("stock", []))[::-1]
-            state.pile = parse(data.get("discard_pile", []))
-            state.known = [multiset(parse(k)) for k in data.get("known", [[]] * n)]
-            state.melds, state.table_once, state.table_twice, state.table_jokers = [], 0, 0, [0, 0]
-            state.credited = [[0, 0] for _ in range(n)]
-            for i, meld in enumerate(data.get("melds", [])):
-                state._add_meld_from_dict(i, meld)
-        state.phase = Phase[data.get("phase", state.phase.name)]
-        state.current_player = data.get("current_player", state.current_player)
-        for key in ("turns", "reshuffles", "truncated"):
-            if key in data:
-                setattr(state, key, data[key])
-        state.totals = list(data.get("totals", state.totals))
-        state.winners = list(data.get("winners", state.winners))
-        natural = C.to_mask(parse(data.get("pending", [])))
-        state.pending_jokers = C.to_mask(parse(data.get("pending_jokers", [])))
-        state.pending = natural | state.pending_jokers
-        state.target = C.parse_card(data["target"]) if data.get("target") else -1
-        state.banned = C.parse_card(data["banned"]) if data.get("banned") else -1
-        state.hand_results = [HandResult(**r) for r in data.get("hand_results", [])]
-        state.history = list(data.get("history", []))
-        state._legal = None
-        state._check_consistent(natural)
+        fields = Fields(data, STATE_KEYS)
+        read_header(fields, GAME)
+        config = read_options(fields, cls.config_class)
+        n = config.num_players
+        daily_date = fields.optional_text("daily_date", None)
+        if daily_date is not None:
+            if config.deal_seed_mode != "daily":
+                raise fields.error("daily_date", "only the daily deal (deal_seed_mode='daily') has a date")
+            try:
+                check_date("daily_date", daily_date)
+            except ValueError as err:
+                raise fields.error("daily_date", str(err)) from None
+        dealer = fields.integer("dealer", 0, 0, n - 1, "the dealer's seat")
+        hand_index = fields.integer("hand_index", 0, 0)
+        deck = fields.optional_cards("initial_deck", None, jokers=True)
+        if deck is not None and (problem := card_count_error(deck, config.full_deck())):
+            raise fields.error("initial_deck", problem)
+        state = cls(config, fields.integer("seed", 0), deck, dealer, daily_date)
+        if hand_index:
+            state.hand_index = hand_index
+            state._deal(dealer, None)
+        state.first_dealer = fields.integer("first_dealer", dealer, 0, n - 1)
+        state._read_fields(fields)
+        state._check_rules()
         return state
 
-    def _add_meld_from_dict(self, index: int, meld: dict[str, Any]) -> None:
-        cards = C.parse(meld["cards"])
-        shape = classify_ordered(cards) if JOKER not in cards else None
-        if shape is None:
-            raise ValueError(f"meld {index} ({C.format(cards)}) is not a set or a sequence")
-        identities = C.to_mask(cards)
-        jokers = C.to_mask(C.parse(meld.get("jokers", [])))
-        if jokers & ~identities:
-            raise ValueError(f"meld {index}: its jokers must stand for cards of the meld")
-        credit = meld.get("credit", [meld.get("owner", 0)] * len(cards))
-        owner = meld.get("owner", credit[0] if credit else 0)
-        if len(credit) != len(cards) or any(not 0 <= s < self.n for s in [*credit, owner]):
-            raise ValueError(f"meld {index}: credit must name a seat 0..{self.n - 1} for each card")
-        if identities & self.table_full:
-            raise ValueError(f"meld {index}: a card is on the table more often than there are decks")
-        meld = Meld(shape[0], shape[1], shape[2], shape[3], 0, 0, {}, owner)
+    def _read_fields(self, f: Fields) -> None:
+        """Set every field of the dict over this fresh deal, checking types, ranges, that every
+        card of the game is in exactly one place and that each meld is one."""
+        cfg, n = self.config, self.n
+        written = f.has("hands")
+        hands = f.card_rows("hands", n, jokers=True) if written else [self.hand_cards(q) for q in range(n)]
+        stock = f.cards("stock", [] if written else self.stock[::-1], jokers=True)
+        pile = f.cards("discard_pile", [] if written else self.pile, jokers=True)
+        melds = [_read_meld(m, n) for m in f.records("melds", MELD_KEYS, [])]
+        placed = [card for hand in hands for card in hand] + stock + pile
+        for cards, jokers, _credit, _owner in melds:
+            placed += [JOKER if jokers >> c & 1 else c for c in cards]
+        if problem := card_count_error(placed, cfg.full_deck()):
+            raise field_error(["hands", "stock", "discard_pile", "melds"], problem)
+        if len(melds) > MAX_MELDS or len(pile) > MAX_PILE:
+            raise field_error(["melds", "discard_pile"], f"at most {MAX_MELDS} melds and {MAX_PILE} discards fit the "
+                                                         "action space")
+        self.hands = [multiset(h) for h in hands]
+        self.sizes = [len(h) for h in hands]
+        self.stock, self.pile = stock[::-1], pile
+        self.melds, self.table_once, self.table_twice, self.table_jokers = [], 0, 0, [0, 0]
+        self.credited = [[0, 0] for _ in range(n)]
+        for i, (cards, jokers, credit, owner) in enumerate(melds):
+            self._lay_meld(i, cards, jokers, credit, owner)
+        self.phase = Phase[f.choice("phase", [p.name for p in Phase], self.phase.name)]
+        over = self.phase == Phase.GAME_OVER
+        self.current_player = f.integer("current_player", -1 if over else self.current_player, -1, n - 1,
+                                        "the seat to move, -1 once the game is over")
+        known = f.card_rows("known", n, [[] for _ in range(n)], jokers=True)
+        for q, cards in enumerate(known):
+            if Counter(cards) - Counter(hands[q]):
+                raise f.error(f"known[{q}]", f"cards not in seat {q}'s hand: "
+                                             f"{C.format(sorted((Counter(cards) - Counter(hands[q])).elements()))}")
+        self.known = [multiset(k) for k in known]
+        pending = f.cards("pending", [])
+        pending_jokers = f.cards("pending_jokers", [])
+        if len(set(pending + pending_jokers)) != len(pending + pending_jokers):
+            raise field_error(["pending", "pending_jokers"], "a card of the pending group appears twice")
+        self.pending_jokers = C.to_mask(pending_jokers)
+        self.pending = C.to_mask(pending) | self.pending_jokers
+        self.target = f.optional_card("target", None, jokers=True)
+        self.banned = f.optional_card("banned", None, jokers=True)
+        self.turns = f.integer("turns", 0, 0, cfg.max_turns_per_hand)
+        self.reshuffles = f.integer("reshuffles", 0, 0)
+        self.totals = f.integers("totals", [0] * n, n, meaning="a seat's match total")
+        self.winners = f.integers("winners", [], low=0, high=n - 1, meaning="a seat")
+        self.hand_results = [_read_result(r, cfg) for r in f.records("hand_results", RESULT_KEYS, [])]
+        self.truncated = f.boolean("truncated", False)
+        self.history = f.integers("history", [], low=0, high=NUM_ACTIONS - 1, meaning="an action id")
+        self._legal = None
+
+    def _lay_meld(self, index: int, cards: list[int], jokers: int, credit: list[int], owner: int) -> None:
+        """Put meld ``index`` of a dict (read by ``_read_meld``) on the table: no identity on the
+        table more often than there are decks; with ``layoff_credit="meld_owner"`` every card
+        credited to the owner."""
+        name = f"melds[{index}]"
+        if self.config.layoff_credit == "meld_owner" and any(seat != owner for seat in credit):
+            raise field_error(f"{name}.credit", "with layoff_credit='meld_owner' every card is credited to the owner")
+        if C.to_mask(cards) & self.table_full:
+            raise field_error(f"{name}.cards", "a card is on the table more often than there are decks")
+        is_set, key, lo, hi = classify_ordered(cards)  # type: ignore[misc]  # _read_meld checked the shape
+        meld = Meld(is_set, key, lo, hi, 0, 0, {}, owner)
         self.melds.append(meld)
         for card, seat in zip(cards, credit):
             self._record_on_table(meld, 1 << card, jokers & 1 << card, seat)
 
-    def _check_consistent(self, pending_naturals: int) -> None:
-        """ValueError unless every card of the game is in exactly one place, the melds fit
-        the slots, and the pending group and known cards are in the hands."""
-        placed: list[int] = list(self.stock) + list(self.pile)
-        for q in range(self.n):
-            placed += self.hand_cards(q)
-        for meld in self.melds:
-            placed += C.from_mask(meld.cards & ~meld.jokers) + [JOKER] * meld.jokers.bit_count()
-        C.check_deck(placed, self.config.full_deck())
-        if len(self.melds) > MAX_MELDS or len(self.pile) > MAX_PILE:
-            raise ValueError(f"at most {MAX_MELDS} melds and {MAX_PILE} discards fit the action space")
-        if not -1 <= self.current_player < self.n or (self.current_player < 0) != (self.phase == Phase.GAME_OVER):
-            raise ValueError(f"current_player {self.current_player} does not fit phase {self.phase.name}")
-        if self.pending and self.current_player >= 0:
-            hand = self.hands[self.current_player]
-            if pending_naturals & ~hand[0] or self.pending_jokers.bit_count() > hand[2]:
-                raise ValueError("the pending group holds cards the player to move does not have")
-        for q in range(self.n):
-            known, hand = self.known[q], self.hands[q]
-            if known[0] & ~hand[0] or known[1] & ~hand[1] or known[2] > hand[2]:
-                raise ValueError(f"known cards of seat {q} are not all in its hand")
+    # -- the consistency of a state read from a dict ----------------------------------------
+    def _check_rules(self) -> None:
+        """ValueError naming the field unless the state is one the rules can reach: seats and
+        phase, hands, the turn's pending group, target and banned card, the stock, the turn
+        count, and the totals and winners against the target and the recorded hands."""
+        cfg, phase, p, n = self.config, self.phase, self.current_player, self.n
+        over = phase == Phase.GAME_OVER
+        if (p < 0) != over:
+            raise field_error(["current_player", "phase"], f"current_player {p} does not fit phase {phase.name} "
+                                                            "(-1 exactly when the game is over)")
+        if not over and not all(self.sizes):
+            raise field_error("hands", "a hand in play holds no card (emptying a hand ends it)")
+        turn_fields = [name for name, value in (("pending", self.pending), ("target", self.target >= 0),
+                                                ("banned", self.banned >= 0)) if value]
+        if turn_fields and phase != Phase.MELD:
+            raise field_error([*turn_fields, "phase"], "these belong to the turn of the player to move, in phase MELD")
+        if self.pending:
+            hand = self.hands[p]
+            if (self.pending & ~self.pending_jokers) & ~hand[0] or self.pending_jokers.bit_count() > hand[2]:
+                raise field_error(["pending", "pending_jokers"], "the pending group holds cards the player to move "
+                                                                 "does not have")
+        if self.target >= 0 and self.banned >= 0:
+            raise field_error(["target", "banned"], "a take sets a target (deep take) or a banned card, not both")
+        if self.target >= 0 and not _ms_count(self.hands[p], self.target):
+            raise field_error("target", "the card taken that must go on the table is in the hand of the player to move")
+        if self.banned >= 0 and cfg.allow_rediscard_taken_card:
+            raise field_error("banned", "allow_rediscard_taken_card=True bans no discard")
+        if phase == Phase.DRAW and not self.stock and not (cfg.stock_end_rule == "end_on_decline" and self.pile):
+            raise field_error(["stock", "discard_pile"], "a turn begins only with a card to draw or, under "
+                                                         "stock_end_rule='end_on_decline', a pile to take or decline")
+        if self.turns >= cfg.max_turns_per_hand and not over:
+            raise field_error("turns", f"the hand ends after max_turns_per_hand={cfg.max_turns_per_hand} turns")
+        if self.reshuffles and cfg.stock_end_rule != "reshuffle_discards":
+            raise field_error("reshuffles", "the pile is reshuffled only under stock_end_rule='reshuffle_discards'")
+        self._check_match()
+        if not over and not self.legal_actions():
+            raise field_error("phase", f"player {p} has no legal action in phase {phase.name}")
+
+    def _match_winners(self) -> list[int]:
+        """The seats that have won the match by their totals (none while it goes on)."""
+        best = max(self.totals)
+        leaders = [q for q in range(self.n) if self.totals[q] == best]
+        decided = best >= self.config.target_score and (len(leaders) == 1 or self.config.tie_break == "share")
+        return leaders if decided else []
+
+    def _check_match(self) -> None:
+        """Winners, totals, the hand count and the truncation flag fit the target, the episode and
+        the recorded hands."""
+        cfg, over, results = self.config, self.phase == Phase.GAME_OVER, self.hand_results
+        if len(set(self.winners)) != len(self.winners):
+            raise field_error("winners", "a seat is listed twice")
+        if self.truncated and not over:
+            raise field_error("truncated", "only a finished game is truncated")
+        if cfg.episode == "hand":
+            if self.winners:
+                raise field_error("winners", "a one-hand episode has no match winners")
+            if over and results and self.truncated != (results[-1].kind == "turn_cap"):
+                raise field_error("truncated", "a hand is truncated exactly when it ends at the turn cap")
+            return
+        decided = self._match_winners()  # mid-hand totals past the target are a scenario's (R6): the hand decides
+        if over and self.winners != decided and (self.winners or not self.truncated):
+            raise field_error("winners", f"expected {decided}: the leaders at or past target_score={cfg.target_score}")
+        if over and self.truncated != (not self.winners):
+            raise field_error("truncated", "a finished match is truncated exactly when nobody won it")
+        if len(results) > self.hand_index + over:
+            raise field_error(["hand_results", "hand_index"], f"{len(results)} hand results, more than the hands "
+                              f"played by hand index {self.hand_index}{' of a finished match' if over else ''}")
+        if over and self.truncated and len(results) < cfg.max_hands:
+            raise field_error(["truncated", "hand_results"], "a match without a winner ends only after max_hands hands")
+
+
+STATE_KEYS = ("format_version", "game", "options", "seed", "daily_date", "initial_deck", "first_dealer", "hand_index",
+              "dealer", "phase", "current_player", "hands", "stock", "discard_pile", "melds", "known", "pending",
+              "pending_jokers", "target", "banned", "turns", "reshuffles", "totals", "winners", "hand_results",
+              "truncated", "history")
+MELD_KEYS = ("cards", "jokers", "credit", "owner")
+RESULT_KEYS = tuple(f.name for f in dataclasses.fields(HandResult))
+HAND_KINDS = ("out", "stock_exhausted", "turn_cap")
+
+
+def _read_meld(f: Fields, n: int) -> tuple[list[int], int, list[int], int]:
+    """One ``melds`` entry: its identities (a set or a sequence in table order), the bitmask of
+    those held by jokers, the seat credited with each card and the owner (each defaults to
+    the other, else seat 0)."""
+    cards = f.cards("cards")
+    if classify_ordered(cards) is None:
+        raise f.error("cards", f"{C.format(cards) or 'nothing'} is not a set or a sequence (in table order, from "
+                               "its low end)")
+    jokers = C.to_mask(f.cards("jokers", []))
+    if jokers & ~C.to_mask(cards):
+        raise f.error("jokers", "its jokers must stand for cards of the meld")
+    owner = f.integer("owner", 0, 0, n - 1, "the seat that melded it")
+    credit = f.integers("credit", [owner] * len(cards), len(cards), 0, n - 1, "a seat for each card")
+    if not f.has("owner"):
+        owner = credit[0]
+    return cards, jokers, credit, owner
+
+
+def _seat_values(f: Fields, key: str, n: int) -> list[int]:
+    """A list of one int per seat, or an empty list (a hand-written result may leave it out)."""
+    values = f.integers(key, [])
+    if values and len(values) != n:
+        raise f.error(key, f"expected {n} entries (one per seat) or none, got {len(values)}")
+    return values
+
+
+def _read_result(f: Fields, config: Rummy500Config) -> HandResult:
+    """One ``hand_results`` entry (``dataclasses.asdict`` of a ``HandResult``, cards as ids)."""
+    n = config.num_players
+    kind = f.choice("kind", HAND_KINDS)
+    went_out = f.integer("went_out", -1, -1, n - 1)
+    if (kind == "out") != (went_out >= 0):
+        raise f.error(["kind", "went_out"], "a hand ends 'out' exactly when a seat went out")
+    points = f.integers("points", length=n, meaning="a seat's points for the hand")
+    table, in_hand = (_seat_values(f, key, n) for key in ("table_points", "hand_points"))
+    if table and in_hand:
+        expected = [table[q] - in_hand[q] + (config.out_bonus if q == went_out else 0) for q in range(n)]
+        if points != expected:
+            raise f.error("points", f"expected {expected}: table points minus hand points, plus the out bonus")
+    hands = f.card_rows("hands", n, jokers=True) if f.items("hands", []) else []
+    if hands and in_hand:
+        expected = [mask_points(multiset(h)[0]) + mask_points(multiset(h)[1]) + h.count(JOKER) * config.joker_value
+                    for h in hands]
+        if in_hand != expected:
+            raise f.error("hand_points", f"expected {expected}, the points of the hands shown")
+    melds, on_table = [], [0] * n
+    for meld in f.records("melds", MELD_KEYS, []):
+        cards, jokers, credit, owner = _read_meld(meld, n)
+        melds.append({"cards": cards, "jokers": C.from_mask(jokers), "credit": credit, "owner": owner})
+        placed = Meld(*classify_ordered(cards), C.to_mask(cards), jokers, {}, owner)  # type: ignore[misc]
+        for card, seat in zip(cards, credit):
+            on_table[seat] += placed.value(card, config.joker_value)
+    if melds and table and table != on_table:
+        raise f.error("table_points", f"expected {on_table}, the points of the melds shown by their credit")
+    return HandResult(kind, went_out, points, table, in_hand, hands, melds)
 
 
 def replay(config: Rummy500Config, seed: int, actions: list[int], deck: list[int] | None = None,
