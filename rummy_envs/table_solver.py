@@ -1,0 +1,542 @@
+"""Exact table solver for Manipulation Rummy: legality, commit masks and arrangements.
+
+In Manipulation Rummy the table may be rearranged freely, so whether it is legal depends
+only on the multiset of card identities on it (natural cards plus each joker's declared
+identity): ``counts[c]`` cards of identity ``c`` (``rank + 13 * suit``). A table is legal
+when that multiset splits into groups (3 or 4 cards of one rank, distinct suits) and
+sequences (3+ consecutive cards of one suit, the ace low or high, no wrap).
+
+The solver is a dynamic programme over the 14 rank positions A, 2, ..., K, A-high (after
+van Rijn, Takes and Vis, "The complexity of Rummikub problems", 2016), one identity per
+step, suit by suit. Its state is, per suit, how many open sequences end at the previous
+rank with length 1, 2 or 3+ (short ones must go on), how many aces each suit keeps for the
+high end, the group cards of the current rank so far, and for commits the jokers used as
+wildcards and whether a hand card went down. Groups need no more state: cards of one rank
+with ``g_s`` cards of suit ``s`` form ``k`` groups of distinct suits and sizes 3-4 exactly
+when ``max g_s <= k`` and ``3k <= sum g_s <= 4k`` (deal them out suit by suit in turn).
+
+``commit_options`` runs the programme forward from the current table and backward from
+the end condition once, so every mask entry (which hand card, joker identity or joker
+replacement keeps a legal COMMIT reachable) comes from one pass instead of one solve per
+action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+
+NUM_POSITIONS = NUM_RANKS + 1
+"""Rank positions A (low), 2, ..., K, A (high)."""
+ACE_HIGH = NUM_RANKS
+NUM_STEPS = NUM_POSITIONS * NUM_SUITS
+NO_LIMIT = 1 << 20
+
+_PLACED, _WILDCARD, _FREED, _PLACED_AND_FREED, _SPARE_LEFT = 1, 2, 4, 8, 16
+"""Record bits of one identity step: a hand natural placed, a wildcard joker declared as
+it, a table joker of it freed, both a natural placed and a joker freed, a natural of it
+on the final table still unused for freeing (a joker declared as it now could be freed
+again later in the turn)."""
+_JOKER_FITS = _WILDCARD | _SPARE_LEFT
+
+Runs = tuple[int, int, int]
+"""Open sequences of one suit ending at the previous position, by length 1, 2 and 3+."""
+EMPTY_RUNS: Runs = (0, 0, 0)
+
+
+@dataclass(frozen=True)
+class CommitProblem:
+    """A meld commit in progress: what is on the table and what may still go down.
+
+    All tuples hold 52 counts indexed by card identity. ``table`` already includes every
+    card placed so far this turn; ``jokers_at`` counts the jokers on the table declared as
+    each identity (part of ``table``); ``spare_naturals`` counts the natural cards of each
+    identity on the table not yet used to free a joker this turn.
+
+    The moves, and the problem each leads to (the masks are exact for these effects):
+    place natural c: hand[c]-1, table[c]+1, spare_naturals[c]+1; hand joker as c:
+    hand_jokers-1, table[c]+1, jokers_at[c]+1; freed joker as c: free_jokers-1, table[c]+1,
+    jokers_at[c]+1; replace a joker at c by the hand's c: hand[c]-1, jokers_at[c]-1,
+    free_jokers+1; replace it by a natural c on the table: table[c]-1, jokers_at[c]-1,
+    spare_naturals[c]-1, free_jokers+1. Every move from the hand clears need_hand_card.
+    """
+
+    table: tuple[int, ...]
+    jokers_at: tuple[int, ...]
+    spare_naturals: tuple[int, ...]
+    hand: tuple[int, ...]
+    hand_jokers: int
+    free_jokers: int
+    need_hand_card: bool
+    max_copies: int | None
+
+
+@dataclass(frozen=True)
+class CommitOptions:
+    """What may happen next in a commit; every mask is a bitmask over card identities."""
+
+    feasible: bool
+    """Some legal COMMIT can still follow."""
+    commit: bool
+    """COMMIT is legal now: the table is legal, no freed joker waits, a hand card went down."""
+    place: int
+    """Placing the hand's natural card of identity c keeps a legal COMMIT reachable."""
+    joker_as: int
+    """A hand joker may be placed declared as c."""
+    freed_as: int
+    """A freed joker may be placed declared as c."""
+    replace_from_hand: int
+    """A table joker declared as c may be replaced by the hand's natural c."""
+    replace_from_table: int
+    """A table joker declared as c may be replaced by a natural c already on the table."""
+
+
+NOTHING = CommitOptions(False, False, 0, 0, 0, 0, 0)
+
+
+def _groups_fit(total: int, largest: int) -> bool:
+    """Whether cards of one rank, ``largest`` at most of one suit, form groups of 3-4."""
+    return total == 0 or max(largest, -(-total // 4)) <= total // 3
+
+
+@lru_cache(maxsize=None)
+def _splits(position: int, runs: Runs, count: int) -> tuple[tuple[Runs, int, int], ...]:
+    """Every way to use ``count`` cards of one identity at ``position``.
+
+    Returns (runs after, cards to groups, aces kept for the high end). Open runs of length
+    1 or 2 must be extended; runs of 3+ may end; the rest start runs or join groups. At the
+    ace-high position the kept aces can only finish runs, and every run ends there.
+    """
+    short1, short2, long = runs
+    if position == ACE_HIGH:
+        if short1 or not short2 <= count <= short2 + long:
+            return ()
+        return ((EMPTY_RUNS, 0, 0),)
+    out = []
+    kept_options = range(count + 1) if position == 0 else (0,)
+    for kept in kept_options:
+        usable = count - kept
+        if usable < short1 + short2:
+            continue
+        for extended in range(min(long, usable - short1 - short2) + 1):
+            rest = usable - short1 - short2 - extended
+            # a run started at K can never reach length 3: K, A is as far as it goes
+            for started in range(rest + 1 if position < NUM_RANKS - 1 else 1):
+                out.append(((started, short1, short2 + extended), rest - started, kept))
+    return tuple(out)
+
+
+def _identity(step: int) -> tuple[int, int, int]:
+    """(position, suit, card identity) of a solver step."""
+    position, suit = divmod(step, NUM_SUITS)
+    return position, suit, suit * NUM_RANKS + position % NUM_RANKS
+
+
+# A state of the programme packed into one int (hashing ints is what makes it fast):
+# per suit 9 bits of open sequences (3 bits each for lengths 1, 2 and 3+), per suit 3 bits
+# of aces kept for the high end, 8 bits for the current rank's group cards (5 bits of
+# cards, 3 bits of the largest suit share), and for commits 6 bits of wildcard balance
+# (stored plus 32) and one bit for a hand card placed.
+_RUN_BITS = 9
+_KEPT_OFFSET = _RUN_BITS * NUM_SUITS
+_GROUP_OFFSET = _KEPT_OFFSET + 3 * NUM_SUITS
+_BALANCE_OFFSET = _GROUP_OFFSET + 8
+_BALANCE_ZERO = 32
+_PLACED_BIT = 1 << (_BALANCE_OFFSET + 6)
+_CORE_MASK = (1 << _BALANCE_OFFSET) - 1
+
+
+def _pack_runs(runs: Runs) -> int:
+    return runs[0] | runs[1] << 3 | runs[2] << 6
+
+
+def _unpack_runs(field: int) -> Runs:
+    return field & 7, field >> 3 & 7, field >> 6 & 7
+
+
+def _step_fields(step: int) -> tuple[int, int, int]:
+    """(bit offset of the step's suit runs, bit offset of its kept aces, mask of the bits a
+    step may change)."""
+    suit = step % NUM_SUITS
+    run_shift, kept_shift = _RUN_BITS * suit, _KEPT_OFFSET + 3 * suit
+    return run_shift, kept_shift, (0x1FF << run_shift) | (7 << kept_shift) | (0xFF << _GROUP_OFFSET)
+
+
+_FIELDS = tuple(_step_fields(step) for step in range(NUM_STEPS))
+
+
+@lru_cache(maxsize=None)
+def _step_outcomes(step: int, runs: int, kept: int, group: int, count: int) -> tuple[tuple[int, int], ...]:
+    """The changed bits after using ``count`` cards at ``step`` from the given suit runs,
+    kept aces and group field, each with the cards that went to groups."""
+    position, suit, _ = _identity(step)
+    run_shift, kept_shift, _ = _FIELDS[step]
+    if position == ACE_HIGH:
+        count = kept
+    grouped, largest = group & 31, group >> 5
+    out = []
+    for new_runs, to_groups, new_kept in _splits(position, _unpack_runs(runs), count):
+        new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
+        if suit == NUM_SUITS - 1:
+            if not _groups_fit(new_grouped, new_largest):
+                continue
+            new_grouped = new_largest = 0
+        if position != 0:
+            new_kept = kept
+        bits = _pack_runs(new_runs) << run_shift | new_kept << kept_shift | (new_grouped | new_largest << 5) << _GROUP_OFFSET
+        out.append((bits, to_groups))
+    return tuple(out)
+
+
+def _advance(state: int, step: int, count: int) -> list[tuple[int, int]]:
+    """The states after using ``count`` cards at ``step``, each with its cards to groups."""
+    run_shift, kept_shift, changed = _FIELDS[step]
+    outcomes = _step_outcomes(
+        step, state >> run_shift & 0x1FF, state >> kept_shift & 7, state >> _GROUP_OFFSET & 0xFF, count
+    )
+    rest = state & ~changed
+    return [(rest | bits, to_groups) for bits, to_groups in outcomes]
+
+
+INITIAL = 0
+"""No open sequences, no aces kept, no group cards, balance 0 (before the offset)."""
+
+
+def _checked_counts(counts: Sequence[int], max_copies: int | None) -> tuple[int, ...] | None:
+    """The counts as a tuple, or None when some identity exceeds the copy limit."""
+    if len(counts) != NUM_CARDS:
+        raise ValueError(f"counts must have {NUM_CARDS} entries, got {len(counts)}")
+    if any(n < 0 for n in counts):
+        raise ValueError(f"counts must not be negative: {list(counts)}")
+    limit = NO_LIMIT if max_copies is None else max_copies
+    if any(n > limit for n in counts):
+        return None
+    return tuple(counts)
+
+
+def is_legal(counts: Sequence[int], max_copies: int | None = None) -> bool:
+    """Whether ``counts[c]`` cards of each identity c split into legal groups and sequences."""
+    checked = _checked_counts(counts, max_copies)
+    return checked is not None and _legal(checked)
+
+
+@lru_cache(maxsize=1 << 16)
+def _legal(counts: tuple[int, ...]) -> bool:
+    states = {INITIAL}
+    for step in range(NUM_STEPS):
+        count = counts[_identity(step)[2]]
+        states = {nxt for core in states for nxt, _ in _advance(core, step, count)}
+        if not states:
+            return False
+    return True
+
+
+def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[int, ...]] | None:
+    """One legal arrangement of the table, or None when there is none.
+
+    Melds are tuples of identities: groups in suit order, sequences in rank order with an
+    ace-high sequence ending in its ace. Sequences of one suit that meet are joined into
+    one (A-K, not A-3 and 4-K).
+    """
+    checked = _checked_counts(counts, max_copies)
+    if checked is None or not _legal(checked):
+        return None
+    parents: list[dict[int, tuple[int, int]]] = []
+    states: dict[int, None] = {INITIAL: None}
+    for step in range(NUM_STEPS):
+        count = checked[_identity(step)[2]]
+        layer: dict[int, tuple[int, int]] = {}
+        for state in states:
+            for nxt, to_groups in _advance(state, step, count):
+                layer.setdefault(nxt, (state, to_groups))
+        parents.append(layer)
+        states = dict.fromkeys(layer)
+    path: list[tuple[int, int]] = []
+    state = next(iter(states))
+    for step in reversed(range(NUM_STEPS)):
+        previous, to_groups = parents[step][state]
+        path.append((state, to_groups))
+        state = previous
+    path.reverse()
+    return _build_melds(path)
+
+
+def _build_melds(path: list[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """Replay a solution path with concrete sequences and deal out each rank's groups."""
+    groups: list[tuple[int, ...]] = []
+    runs_done: list[list[int]] = []
+    open_runs: list[list[list[int]]] = [[] for _ in range(NUM_SUITS)]
+    grouped: list[int] = []
+    previous = INITIAL
+    for step, (state, to_groups) in enumerate(path):
+        position, suit, card = _identity(step)
+        run_shift, kept_shift, _ = _FIELDS[step]
+        current = open_runs[suit]
+        short = [run for run in current if len(run) < 3]
+        long = [run for run in current if len(run) >= 3]
+        if position == ACE_HIGH:
+            kept = state >> kept_shift & 7
+            for run in short + long[: kept - len(short)]:
+                run.append(card)
+            runs_done.extend(current)
+            open_runs[suit] = []
+            continue
+        started, _, long_after = _unpack_runs(state >> run_shift & 0x1FF)
+        carried = long_after - _unpack_runs(previous >> run_shift & 0x1FF)[1]
+        for run in short + long[:carried]:
+            run.append(card)
+        runs_done.extend(long[carried:])
+        open_runs[suit] = short + long[:carried] + [[card] for _ in range(started)]
+        grouped.extend([card] * to_groups)
+        if suit == NUM_SUITS - 1 and grouped:
+            groups.extend(_deal_groups(grouped))
+            grouped = []
+        previous = state
+    return groups + _join_sequences(runs_done)
+
+
+def _join_sequences(runs: list[list[int]]) -> list[tuple[int, ...]]:
+    """Join sequences of one suit where one ends just below where the next starts
+    (never into a 14-card sequence with the ace at both ends)."""
+    joined: list[list[int]] = []
+    for run in sorted(runs, key=_run_start):
+        follows = (
+            j
+            for j in joined
+            if j[-1] // NUM_RANKS == run[0] // NUM_RANKS
+            and _run_end(j) + 1 == _run_start(run)
+            and not (_run_start(j) == 0 and _run_end(run) == ACE_HIGH)
+        )
+        target = next(follows, None)
+        if target is None:
+            joined.append(list(run))
+        else:
+            target.extend(run)
+    return [tuple(run) for run in joined]
+
+
+def _run_start(run: Sequence[int]) -> int:
+    """Position of a sequence's first card (an ace starts it low)."""
+    return run[0] % NUM_RANKS
+
+
+def _run_end(run: Sequence[int]) -> int:
+    """Position of a sequence's last card (an ace after a king ends it high)."""
+    return ACE_HIGH if len(run) > 1 and run[-1] % NUM_RANKS == 0 else run[-1] % NUM_RANKS
+
+
+def _deal_groups(cards: list[int]) -> list[tuple[int, ...]]:
+    """Split one rank's group cards (sorted by suit) into groups of distinct suits."""
+    largest = max(cards.count(card) for card in cards)
+    num_groups = max(largest, -(-len(cards) // 4))
+    return [tuple(cards[i::num_groups]) for i in range(num_groups)]
+
+
+def commit_options(problem: CommitProblem) -> CommitOptions:
+    """Every next move of a commit that keeps a legal COMMIT reachable, in one pass.
+
+    Forward: the reachable states after each identity step, where a state is the table
+    core, the wildcard balance (jokers declared as wildcards minus table jokers freed so
+    far) and whether a hand card went down; each edge records what it did at its identity
+    (natural placed, wildcard declared, joker freed). Backward: the states from which the
+    end is reachable, where the end needs every freed joker placed (balance at least
+    ``free_jokers``), no more hand jokers used than held, and a hand card down. A mask
+    entry is set when an edge doing that move leads into such a state; the hand-joker
+    entries use a second end condition that needs at least one hand joker used. A joker
+    declared as c now fits when some solution puts a wildcard at c, or leaves a natural c
+    free to replace it later in the turn (the joker is then a wildcard again).
+    """
+    _check_problem(problem)
+    return _commit_options(problem)
+
+
+def _check_problem(problem: CommitProblem) -> None:
+    for name in ("table", "jokers_at", "spare_naturals", "hand"):
+        values = getattr(problem, name)
+        if len(values) != NUM_CARDS or any(v < 0 for v in values):
+            raise ValueError(f"CommitProblem.{name} must hold {NUM_CARDS} counts >= 0, got {values!r}")
+    if any(j > t for j, t in zip(problem.jokers_at, problem.table)):
+        raise ValueError("CommitProblem.jokers_at must not exceed table at any identity")
+    if problem.hand_jokers < 0 or problem.free_jokers < 0:
+        raise ValueError("CommitProblem.hand_jokers and free_jokers must be >= 0")
+
+
+@lru_cache(maxsize=4096)
+def _commit_options(problem: CommitProblem) -> CommitOptions:
+    free, held = problem.free_jokers, problem.hand_jokers
+    limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
+    freeable = [min(j, n + h) for j, n, h in zip(problem.jokers_at, problem.spare_naturals, problem.hand)]
+    wildcards = free + held + sum(freeable)
+    choices = [_identity_choices(problem, step, limit, wildcards) for step in range(NUM_STEPS)]
+    freeable_after = [0] * (NUM_STEPS + 1)
+    for step in reversed(range(NUM_STEPS)):
+        position, _, card = _identity(step)
+        freeable_after[step] = freeable_after[step + 1] + (freeable[card] if position < ACE_HIGH else 0)
+    supply = [t + h for t, h in zip(problem.table, problem.hand)]
+    most = [min(limit, n + wildcards) for n in supply]
+    later_in_rank = [_later_in_rank(step, supply, limit) for step in range(NUM_STEPS)]
+    start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
+    layers: list[dict[int, dict[int, int]]] = []
+    states = {start: 0}  # state -> lower bound on the wildcards its open sequences still need
+    moves: dict[tuple, list[tuple[int, int]]] = {}
+    for step in range(NUM_STEPS):
+        ceiling = free + held + freeable_after[step + 1]
+        run_shift, kept_shift, changed = _FIELDS[step]
+        later = later_in_rank[step]
+        edges: dict[int, dict[int, int]] = {}
+        next_states: dict[int, int] = {}
+        for state, short in states.items():
+            balance = (state >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
+            fields = (state >> run_shift & 0x1FF, state >> kept_shift & 7, state >> _GROUP_OFFSET & 0xFF)
+            rest = state & ~changed & _CORE_MASK
+            placed = state & _PLACED_BIT
+            out: dict[int, int] = {}
+            for count, delta, puts, record in choices[step]:
+                new_balance = balance + delta
+                if new_balance > ceiling:
+                    continue
+                key = (step, *fields, count)
+                options = moves.get(key)
+                if options is None:
+                    options = moves[key] = _scored_outcomes(step, fields, count, supply, most)
+                tail = (new_balance + _BALANCE_ZERO) << _BALANCE_OFFSET | (_PLACED_BIT if puts else placed)
+                for bits, short_change in options:
+                    new_short = short + short_change
+                    group = bits >> _GROUP_OFFSET & 0xFF
+                    if group and 3 * max(1, group >> 5) - (group & 31) - later > ceiling - new_balance - new_short:
+                        continue  # the rank's groups cannot be completed
+                    if new_balance + new_short > ceiling:
+                        continue
+                    nxt = rest | bits | tail
+                    out[nxt] = out.get(nxt, 0) | record
+                    next_states[nxt] = new_short
+            if out:
+                edges[state] = out
+        layers.append(edges)
+        states = next_states
+        if not states:
+            return NOTHING
+    low, high = free + _BALANCE_ZERO, free + held + _BALANCE_ZERO
+    good = {s for s in states if low <= s >> _BALANCE_OFFSET & 63 <= high and (s & _PLACED_BIT or s >> _BALANCE_OFFSET & 63 > low)}
+    good_with_joker = {s for s in states if low + 1 <= s >> _BALANCE_OFFSET & 63 <= high}
+    place = joker_as = wildcard = replace_from_hand = freed = 0
+    for step in reversed(range(NUM_STEPS)):
+        card_bit = 1 << _identity(step)[2]
+        new_good, new_good_with_joker = set(), set()
+        for state, out in layers[step].items():
+            for nxt, record in out.items():
+                if nxt in good:
+                    new_good.add(state)
+                    if record & _PLACED:
+                        place |= card_bit
+                    if record & _JOKER_FITS:
+                        wildcard |= card_bit
+                    if record & _FREED:
+                        freed |= card_bit
+                    if record & _PLACED_AND_FREED:
+                        replace_from_hand |= card_bit
+                if nxt in good_with_joker:
+                    new_good_with_joker.add(state)
+                    if record & _JOKER_FITS:
+                        joker_as |= card_bit
+        good, good_with_joker = new_good, new_good_with_joker
+    if start not in good:
+        return NOTHING
+    spare = sum(1 << c for c in range(NUM_CARDS) if problem.spare_naturals[c])
+    commit = not free and not problem.need_hand_card and is_legal(problem.table, problem.max_copies)
+    return CommitOptions(
+        feasible=True,
+        commit=commit,
+        place=place,
+        joker_as=joker_as if held else 0,
+        freed_as=wildcard if free else 0,
+        replace_from_hand=replace_from_hand,
+        replace_from_table=freed & spare,
+    )
+
+
+def _scored_outcomes(
+    step: int, fields: tuple[int, int, int], count: int, supply: list[int], most: list[int]
+) -> list[tuple[int, int]]:
+    """``_step_outcomes`` with the change each makes to the wildcards still needed.
+
+    Sequences of 3+ beyond what the next position can possibly extend (``most`` cards of
+    each identity at most) must end there anyway, so they are dropped from the state:
+    states that differ only in them have the same future and merge.
+    """
+    position, suit, _ = _identity(step)
+    runs, kept, _ = fields
+    before = _suit_shortfall(suit, position - 1, runs, kept, supply)
+    run_shift, kept_shift, _ = _FIELDS[step]
+    out = []
+    for bits, _ in _step_outcomes(step, *fields, count):
+        new_runs, new_kept = bits >> run_shift & 0x1FF, bits >> kept_shift & 7
+        short1, short2, long = _unpack_runs(new_runs)
+        if position < ACE_HIGH - 1:
+            room = most[suit * NUM_RANKS + position + 1] - short1 - short2
+        elif position == ACE_HIGH - 1:
+            room = new_kept - short2
+        else:
+            room = 0
+        if long > max(room, 0):
+            new_runs = _pack_runs((short1, short2, max(room, 0)))
+            bits = bits & ~(0x1FF << run_shift) | new_runs << run_shift
+        after = _suit_shortfall(suit, position, new_runs, new_kept, supply)
+        if after < NO_LIMIT:
+            out.append((bits, after - before))
+    return out
+
+
+def _later_in_rank(step: int, supply: list[int], limit: int) -> int:
+    """The most natural cards the suits after ``step``'s suit can add to its rank's groups."""
+    position, suit, _ = _identity(step)
+    if position == ACE_HIGH:
+        return 0
+    return sum(min(limit, supply[s * NUM_RANKS + position]) for s in range(suit + 1, NUM_SUITS))
+
+
+def _suit_shortfall(suit: int, done: int, runs: int, kept: int, supply: list[int]) -> int:
+    """A lower bound on the wildcards one suit still needs once its position ``done`` is
+    decided: cards its open sequences and its aces kept high need where the table and the
+    hand hold too few (NO_LIMIT when nothing can help)."""
+    short1, short2, long = _unpack_runs(runs)
+    if done >= ACE_HIGH - 1:
+        if done == ACE_HIGH - 1 and (short1 or not short2 <= kept <= short2 + long):
+            return NO_LIMIT
+        return 0
+    need = {done + 1: short1 + short2, done + 2: short1}
+    for at in (ACE_HIGH - 2, ACE_HIGH - 1):
+        if at > done:
+            need[at] = max(need.get(at, 0), kept)
+    base = suit * NUM_RANKS
+    return sum(max(0, n - supply[base + at]) for at, n in need.items() if at < ACE_HIGH)
+
+
+def _identity_choices(problem: CommitProblem, step: int, limit: int, wildcards: int) -> list[tuple[int, int, bool, int]]:
+    """(cards of the identity on the final table, wildcard balance change, hand natural
+    placed, record bits) for every choice at one step, duplicates merged."""
+    position, _, card = _identity(step)
+    if position == ACE_HIGH:
+        return [(0, 0, False, 0)]
+    on_table, in_hand = problem.table[card], problem.hand[card]
+    jokers, spare = problem.jokers_at[card], problem.spare_naturals[card]
+    merged: dict[tuple[int, int, bool], int] = {}
+    for placed in range(in_hand + 1):
+        for freed in range(min(jokers, spare + placed) + 1):
+            for declared in range(wildcards + 1):
+                count = on_table - freed + placed + declared
+                if count > limit:
+                    break
+                record = (
+                    (_PLACED if placed else 0)
+                    | (_WILDCARD if declared else 0)
+                    | (_FREED if freed else 0)
+                    | (_PLACED_AND_FREED if placed and freed else 0)
+                    | (_SPARE_LEFT if freed < spare + placed else 0)
+                )
+                key = (count, declared - freed, placed > 0)
+                merged[key] = merged.get(key, 0) | record
+    return [(count, delta, puts, record) for (count, delta, puts), record in merged.items()]

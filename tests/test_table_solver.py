@@ -1,0 +1,198 @@
+"""The Manipulation Rummy table solver against an integer-programming oracle.
+
+Random tables are built from random legal melds (1 and 2 decks), some of their cards
+turned into jokers, with random hands and random moves already made, so the cases reach
+freed jokers waiting, hand jokers, replacements and tables that are briefly illegal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from rummy_envs import cards as C
+from rummy_envs import table_solver as TS
+from tests.table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
+
+ZERO = (0,) * 52
+
+
+def counts_of(text: str) -> tuple[int, ...]:
+    counts = [0] * 52
+    for card in C.parse(text):
+        counts[card] += 1
+    return tuple(counts)
+
+
+def problem_of(table: str, hand: str, jokers: str = "", hand_jokers: int = 0, max_copies: int | None = 2) -> TS.CommitProblem:
+    """A commit at its start: ``jokers`` lists the identities the table's jokers declare."""
+    joker_counts = counts_of(jokers)
+    table_counts = tuple(a + b for a, b in zip(counts_of(table), joker_counts))
+    return TS.CommitProblem(
+        table=table_counts,
+        jokers_at=joker_counts,
+        spare_naturals=counts_of(table),
+        hand=counts_of(hand),
+        hand_jokers=hand_jokers,
+        free_jokers=0,
+        need_hand_card=True,
+        max_copies=max_copies,
+    )
+
+
+def is_legal_meld(meld: tuple[int, ...]) -> bool:
+    """A group or sequence, checked directly from the rules."""
+    ranks = [card % 13 for card in meld]
+    suits = [card // 13 for card in meld]
+    if len(meld) in (3, 4) and len(set(ranks)) == 1 and len(set(suits)) == len(meld):
+        return True
+    if len(meld) < 3 or len(set(suits)) != 1:
+        return False
+    positions = ranks[:-1] + [13 if ranks[-1] == 0 and len(meld) > 1 and ranks[-2] == 12 else ranks[-1]]
+    return positions == list(range(positions[0], positions[0] + len(meld))) and len(meld) <= 13
+
+
+def random_case(rng: random.Random) -> TS.CommitProblem:
+    """A random commit in progress, with the copy limit of the deck count."""
+    num_decks = rng.choice((1, 2))
+    num_jokers = rng.choice((0, 1, 2)) if num_decks == 2 else rng.choice((0, 1))
+    max_copies = num_decks if rng.random() < 0.85 else None
+    stock = Counter({card: num_decks for card in range(52)})
+    table: Counter = Counter()
+    for meld in rng.sample(candidate_melds(), rng.randrange(0, 7)):
+        if all(stock[card] >= 1 for card in meld) and len(meld) <= 7:
+            stock.subtract(meld)
+            table.update(meld)
+    jokers_at: Counter = Counter()
+    table_cards = list(table.elements())
+    for _ in range(num_jokers):
+        if table_cards and rng.random() < 0.6:
+            card = table_cards.pop(rng.randrange(len(table_cards)))
+            jokers_at[card] += 1
+            stock[card] += 1
+    naturals = table - jokers_at
+    spare = Counter(naturals)
+    hand = Counter(rng.sample(list(stock.elements()), rng.randrange(1, 12)))
+    hand_jokers = num_jokers - sum(jokers_at.values()) if rng.random() < 0.7 else 0
+    problem = TS.CommitProblem(
+        table=tuple(table[c] for c in range(52)),
+        jokers_at=tuple(jokers_at[c] for c in range(52)),
+        spare_naturals=tuple(spare[c] for c in range(52)),
+        hand=tuple(hand[c] for c in range(52)),
+        hand_jokers=hand_jokers,
+        free_jokers=0,
+        need_hand_card=True,
+        max_copies=max_copies,
+    )
+    for _ in range(rng.choice((0, 0, 1, 2, 3))):
+        options = [nxt for kind in moves(problem).values() for nxt in kind.values()]
+        if options:
+            problem = rng.choice(options)
+    return problem
+
+
+def check_arrangement(counts: tuple[int, ...], max_copies: int | None) -> None:
+    melds = TS.arrange(counts, max_copies)
+    if not TS.is_legal(counts, max_copies):
+        assert melds is None
+        return
+    assert melds is not None
+    assert all(is_legal_meld(meld) for meld in melds), [C.format(m) for m in melds]
+    assert Counter(card for meld in melds for card in meld) == Counter({c: n for c, n in enumerate(counts) if n})
+
+
+def test_spec_tables():
+    """Spec section 3 and scenario M2(d): groups, sequences, the ace, no wrap, no twins."""
+    assert TS.is_legal(counts_of("QH KH AH"), 1)
+    assert TS.is_legal(counts_of("AH 2H 3H"), 1)
+    assert not TS.is_legal(counts_of("KH AH 2H"), 2)
+    assert not TS.is_legal(counts_of("8S 8S 8H"), 2)
+    assert TS.is_legal(counts_of("8S 8H 8D 8S 8H 8C"), 2)
+    assert not TS.is_legal(counts_of("8S 8H 8D 8S 8H 8C"), 1)
+    assert not TS.is_legal(counts_of("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC AC"), 2)
+    assert TS.is_legal(counts_of("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"), 2)
+    assert not TS.is_legal(counts_of("4S 5S 7S"), 2)
+    assert TS.is_legal(ZERO, 1)
+
+
+def test_arrangement_of_full_suit_is_two_sequences():
+    melds = TS.arrange(counts_of("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"), 2)
+    assert melds is not None and len(melds) == 2 and all(is_legal_meld(m) for m in melds)
+
+
+def test_m1_rearrangement_makes_room():
+    """M1: 6C leaves the run 3C-6C to group with 6H 6D; KS can never go down."""
+    options = TS.commit_options(problem_of("3C 4C 5C 6C 9S 9H 9D", "6H 6D KS"))
+    assert options.feasible and not options.commit
+    assert options.place == C.to_mask(C.parse("6H 6D"))
+    after = counts_of("3C 4C 5C 6C 6H 6D 9S 9H 9D")
+    assert TS.is_legal(after, 2)
+    assert sorted(C.format(m) for m in TS.arrange(after, 2)) == ["3C 4C 5C", "6C 6D 6H", "9D 9H 9S"]
+
+
+def test_m2_taking_the_middle_of_a_run_is_illegal():
+    """M2(a): 6S cannot leave 4S-7S for 6H 6D: nothing can go down."""
+    options = TS.commit_options(problem_of("4S 5S 6S 7S", "6H 6D"))
+    assert options == TS.NOTHING
+    assert not TS.is_legal(counts_of("4S 5S 6S 7S 6H 6D"), 2)
+
+
+def test_m3_joker_replacement_from_the_hand():
+    """M3: 8D replaces JK(=8D), which then becomes 7S with 5S 6S."""
+    problem = problem_of("7D 9D", "8D 5S 6S QC", jokers="8D")
+    options = TS.commit_options(problem)
+    eight, five, six, queen = C.parse("8D 5S 6S QC")
+    assert options.replace_from_hand == 1 << eight
+    assert options.place == C.to_mask([eight, five, six])
+    assert options.replace_from_table == 0
+    freed = moves(problem)["replace_from_hand"][eight]
+    after = TS.commit_options(freed)
+    assert not after.commit  # the freed joker must be placed first
+    seven = C.parse("7S")[0]
+    assert after.freed_as >> seven & 1
+    placed_five = TS.commit_options(moves(freed)["place"][five])
+    assert placed_five.freed_as >> seven & 1
+    done = moves(moves(moves(freed)["place"][five])["place"][six])["freed_as"][seven]
+    assert TS.commit_options(done).commit
+    # re-declaring the joker while 8D stays in the hand is impossible: no natural 8D on the table
+    assert not TS.commit_options(replace(problem, hand=counts_of("5S 6S QC"))).replace_from_table
+
+
+def test_bad_counts_are_refused():
+    with pytest.raises(ValueError, match="52"):
+        TS.is_legal([0] * 51)
+    with pytest.raises(ValueError, match="jokers_at"):
+        TS.commit_options(replace(problem_of("7D 9D", "8D"), jokers_at=counts_of("KS")))
+
+
+def test_is_legal_agrees_with_integer_program_on_random_multisets():
+    rng = random.Random(7)
+    for _ in range(60):
+        size = rng.randrange(3, 16)
+        max_copies = rng.choice((1, 2))
+        counts = [0] * 52
+        base = rng.randrange(52)
+        for _ in range(size):  # clustered, so that many are legal
+            card = (base + rng.choice((-14, -13, -12, -1, 0, 1, 2, 13, 26))) % 52
+            counts[card] = min(max_copies, counts[card] + 1)
+        counts = tuple(counts)
+        assert TS.is_legal(counts, max_copies) == oracle_is_legal(counts, max_copies), C.format([c for c, n in enumerate(counts) for _ in range(n)])
+        check_arrangement(counts, max_copies)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_commit_options_agree_with_oracle(seed):
+    problem = random_case(random.Random(seed))
+    assert TS.commit_options(problem) == oracle_options(problem)
+    check_arrangement(problem.table, problem.max_copies)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 3100))
+def test_commit_options_agree_with_oracle_many(seed):
+    problem = random_case(random.Random(seed))
+    assert TS.commit_options(problem) == oracle_options(problem)
+    check_arrangement(problem.table, problem.max_copies)
