@@ -43,10 +43,16 @@ def check_text(name: str, value: Any, forbidden: str = "") -> None:
         raise ValueError(f"option {name}={value!r} is invalid; expected a string{extra}")
 
 
+def unknown_options_error(what: str, unknown: set[str], known: list[str] | set[str]) -> ValueError:
+    """The error for options ``what`` does not take, naming them and every accepted one."""
+    return ValueError(f"unknown option(s) for {what}: {', '.join(sorted(unknown))}; "
+                      f"known options: {', '.join(sorted(known))}")
+
+
 def build(config_class: type, kwargs: dict[str, Any], what: str) -> Any:
     """Construct a frozen options dataclass, naming any unknown option."""
     names = {f.name for f in dataclasses.fields(config_class)}
-    unknown = sorted(set(kwargs) - names)
+    unknown = set(kwargs) - names
     if unknown:
-        raise ValueError(f"unknown option(s) for {what}: {', '.join(unknown)}; known options: {', '.join(sorted(names))}")
+        raise unknown_options_error(what, unknown, names)
     return config_class(**kwargs)

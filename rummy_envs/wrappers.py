@@ -85,7 +85,9 @@ class SingleAgentEnv(gymnasium.Env):
     ``game``: a name of ``rummy_envs.ENVS``. ``options``: the env's keyword options (rules
     options, ``reward``, ``reward_scale``, ``episode``, ...); ``illegal_action`` defaults to
     ``"terminate"`` here (an unmasked action ends the episode with the env's penalty, as RL
-    libraries and Gymnasium's checker expect); ``"raise"`` restores the error. ``opponents``:
+    libraries and Gymnasium's checker expect); ``"raise"`` restores the error. ``rich_info``
+    defaults to ``True`` here (the episode's last info carries the hand result for people:
+    single-agent libraries keep infos as dicts and do not batch them). ``opponents``:
     - ``None``: uniform random players drawing from this env's seeded stream;
     - one player: it plays every other seat (``reset()`` is called every episode);
     - a sequence of players, one per other seat, in seat order after the learner;
@@ -102,6 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"unknown game {game!r}; known games: {', '.join(rummy_envs.ENVS)}")
         self.game = game
         options.setdefault("illegal_action", "terminate")
+        options.setdefault("rich_info", True)
         self.aec_env: RummyEnv = rummy_envs.ENVS[game].raw_env(render_mode=render_mode, **options)
         self.num_players = len(self.aec_env.possible_agents)
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < self.num_players):

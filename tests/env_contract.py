@@ -2,8 +2,9 @@
 have"): PettingZoo's api_test and seed_test over option sets, invariants over random play
 through the engine and through the AEC API (cards conserved, the mask is exactly the set of
 legal actions, every action id tried on clones, rewards sum to zero and add up to the
-returns, episodes end), the hidden-card swap leak test, determinizations, illegal-action
-atomicity, seeding and reset options, state dicts and replay, the observation layout,
+returns, episodes end, infos keep one batchable structure), the hidden-card swap leak test,
+determinizations, illegal-action atomicity, seeding and reset options, state dicts and
+replay, the observation layout, the state vector and its space (PettingZoo's state_test),
 rendering, action names and dead steps.
 
 A game describes itself with a ``GameSpec`` (its env module, engine, option sets, a random
@@ -15,6 +16,7 @@ modules keep only what is particular to it, and may reuse the drivers here.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 from collections import Counter
@@ -24,13 +26,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, seed_test, state_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from rummy_envs import IllegalActionError
 from rummy_envs import cards as C
-from rummy_envs.envs.base import rank_rewards
+from rummy_envs.envs.base import INFO_KEYS, rank_rewards
 
-ENV_ONLY_OPTIONS = {"render_mode", "reward", "reward_scale", "illegal_action", "observe_opponent_hand"}
+ENV_ONLY_OPTIONS = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "observe_opponent_hand"}
 
 
 class StepChecks:
@@ -170,6 +173,14 @@ def check_seed(spec: GameSpec, name: str) -> None:
     seed_test(lambda: spec.make_env(**spec.env_option_sets[name]), num_cycles=300)
 
 
+def check_state_test(spec: GameSpec, name: str) -> None:
+    """PettingZoo's state_test: ``state_space`` on the env and on its parallel conversion, and
+    ``state()`` inside it while stepping sampled (unmasked) actions, which needs
+    ``illegal_action="terminate"``."""
+    options = {**spec.env_option_sets[name], "illegal_action": "terminate"}
+    state_test(spec.make_env(**options), turn_based_aec_to_parallel(spec.make_env(**options)), num_cycles=300)
+
+
 # ---------------------------------------------------------------------------------------
 # Drivers: the engine and the env under random play, with the checks of every step
 # ---------------------------------------------------------------------------------------
@@ -227,7 +238,8 @@ def play_env(spec: GameSpec, env: Any, rng: random.Random, policy, exhaustive_pr
     bound = spec.step_bound(raw.game.config)
     steps = 0
     for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
+        obs, reward, term, trunc, info = env.last()
+        check_info(raw, agent, info)
         totals[agent] += reward
         assert box.contains(obs["observation"]), "observation outside its Box"
         assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (spec.num_actions,)
@@ -254,6 +266,34 @@ def play_env(spec: GameSpec, env: Any, rng: random.Random, policy, exhaustive_pr
         checks.after(env)
     assert env.agents == []
     return totals, raw.game, steps
+
+
+def check_info(raw: Any, agent: str, info: dict[str, Any], offender_seat: int = -1) -> None:
+    """An agent's info has the fixed structure of ``INFO_KEYS`` (the same keys, types and
+    shapes at every step of every episode, so RL libraries can batch it) and the engine's
+    values; ``rich_info`` only adds keys."""
+    g = raw.game
+    n = len(raw.possible_agents)
+    if raw.rich_info:
+        assert set(INFO_KEYS) <= set(info), sorted(info)
+    else:
+        assert list(info) == list(INFO_KEYS), sorted(info)
+    for key in ("hand_points", "scores"):
+        assert isinstance(info[key], np.ndarray) and info[key].dtype == np.float32 and info[key].shape == (n,), key
+    assert type(info["hands_finished"]) is int and type(info["offender_seat"]) is int
+    assert type(info["truncated"]) is bool and type(info["eliminated"]) is bool
+    assert info["hands_finished"] == len(g.hand_results)
+    last_points = g.hand_results[-1].points if g.hand_results else [0] * n
+    assert info["hand_points"].tolist() == last_points and info["scores"].tolist() == g.scores()
+    assert info["truncated"] == g.truncated
+    assert info["eliminated"] == (raw.agent_name_mapping[agent] in raw._seats_out())
+    assert info["offender_seat"] == offender_seat
+
+
+def plain_infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A copy of the infos with arrays as lists, so that snapshots compare with ``==``."""
+    return {a: {k: v.tolist() if isinstance(v, np.ndarray) else copy.deepcopy(v) for k, v in info.items()}
+            for a, info in infos.items()}
 
 
 def expected_totals(raw: Any, game: Any) -> list[float]:
@@ -442,7 +482,7 @@ def env_snapshot(env: Any) -> dict[str, Any]:
         "cumulative": dict(raw._cumulative_rewards),
         "terminations": dict(raw.terminations),
         "truncations": dict(raw.truncations),
-        "infos": copy.deepcopy(raw.infos),
+        "infos": plain_infos(raw.infos),
         "agents": list(raw.agents),
         "selection": raw.agent_selection,
         "game": raw.game.to_dict(),
@@ -530,6 +570,8 @@ def illegal_action_terminate(spec: GameSpec) -> None:
         game_before = raw.game.to_dict()
         env.step(bad)
         assert all(raw.terminations.values()) and raw.game.to_dict() == game_before
+        for agent in agents:
+            check_info(raw, agent, raw.infos[agent], offender_seat=agents.index(offender))
         share = 1.0 / (len(agents) - 1) / 2.0
         expected = {a: -0.5 if a == offender else share for a in agents}
         assert raw.rewards == pytest.approx(expected) and raw._cumulative_rewards[offender] == -0.5
@@ -785,10 +827,12 @@ def state_vector(spec: GameSpec) -> None:
         while not any(raw.terminations.values()) and not any(raw.truncations.values()):
             st = env.state()
             assert isinstance(st, np.ndarray) and st.dtype == np.float32 and st.ndim == 1
+            assert raw.state_space.contains(st), "state() outside state_space"
             lengths.add(st.shape[0])
             env.step(spec.policy(raw.game, rng))
         lengths.add(env.state().shape[0])
     assert len(lengths) == 1 and lengths.pop() > raw.observation_size
+    assert sum(s.size for s in raw.state_layout().values()) == raw.state_space.shape[0] == env.state().shape[0]
 
 
 def render_ansi(spec: GameSpec) -> None:
@@ -814,6 +858,10 @@ def render_human(spec: GameSpec, capsys: Any) -> None:
     quiet = spec.make_env()
     quiet.reset(seed=0)
     assert quiet.render() is None
+    text = quiet.render("ansi")  # a mode argument, as RLlib's PettingZooEnv passes one
+    assert isinstance(text, str) and quiet.unwrapped.game.phase.name in text
+    with pytest.raises(ValueError, match="rgb_array"):
+        quiet.render("rgb_array")
 
 
 def action_names_round_trip(spec: GameSpec) -> None:
@@ -839,6 +887,20 @@ def bad_env_options(spec: GameSpec) -> None:
             spec.make_env(**kwargs)
         with pytest.raises(ValueError, match=name):
             spec.module.raw_env(**{**spec.base_options, **kwargs})
+
+
+def unknown_option_lists_every_accepted_name(spec: GameSpec) -> None:
+    """A misspelt option's error names every option the env accepts: its env options and the
+    engine's rules options."""
+    accepted = spec.module.raw_env.accepted_options()
+    env_options = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info"}
+    rules = {f.name for f in dataclasses.fields(spec.config_class)}
+    assert env_options | rules <= set(accepted)
+    with pytest.raises(ValueError, match="ilegal_action") as error:
+        spec.make_env(ilegal_action="terminate")
+    listed = str(error.value).split("known options: ")[1].split(", ")
+    assert listed == accepted
+    spec.make_env(**{name: getattr(spec.config(spec.main_rules), name) for name in rules})  # each one is accepted
 
 
 def dead_steps(spec: GameSpec) -> None:

@@ -37,6 +37,13 @@ def test_seed_test(spec, name):
     contract.check_seed(spec, name)
 
 
+@ignore_reset_warning
+@pytest.mark.filterwarnings("ignore:Environment's maximum state space value is infinity")  # match scores are unbounded
+@pytest.mark.parametrize("spec, name", params(SPECS, "env"))
+def test_state_test(spec, name):
+    contract.check_state_test(spec, name)
+
+
 @pytest.mark.parametrize("spec", params(SPECS))
 def test_metadata_and_registry(spec):
     game = spec.module.raw_env.metadata["name"].removesuffix("_v0")
@@ -208,6 +215,11 @@ def test_action_names_round_trip(spec):
 @pytest.mark.parametrize("spec", params(SPECS))
 def test_bad_env_options(spec):
     contract.bad_env_options(spec)
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
+def test_unknown_option_lists_every_accepted_name(spec):
+    contract.unknown_option_lists_every_accepted_name(spec)
 
 
 @pytest.mark.parametrize("spec", params(SPECS))

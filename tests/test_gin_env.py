@@ -293,7 +293,7 @@ def test_env_invariants_more_options(options):
 def test_hand_mode_cumulative_rewards_equal_returns():
     """In hand mode all the reward comes at the last move: the cumulative rewards then are
     the engine's returns (points) for both agents, and infos carry the hand result."""
-    env = make_env()
+    env = make_env(rich_info=True)
     raw = env.unwrapped
     rng = random.Random(11)
     knocks = 0

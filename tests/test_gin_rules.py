@@ -87,7 +87,7 @@ def declare_g3_knocker_melds(env) -> None:
 
 
 def test_g3_knock_with_chained_layoffs():
-    env = start(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C", knocker_arrangement="explicit")
+    env = start(G3_KNOCKER, G3_DEFENDER, "8S", stock_top="8C", knocker_arrangement="explicit", rich_info=True)
     pass_both_and_draw(env)
     act(env, "KNOCK(8C)")
     assert env.unwrapped.game.phase == G.Phase.KNOCKER_MELD and env.agent_selection == ND
@@ -305,7 +305,7 @@ def test_g6c_match_end_through_the_env():
     state = G.GinState(G.GinConfig(episode="match"), seed=0, deck=make_deck(knocker, defender, "8S", "8C"), dealer=1)
     data = state.to_dict()
     data["match"] = {"totals": [95, 40], "wins": [4, 2], "winner": -1}
-    env = gin_rummy_v0.env(episode="match")
+    env = gin_rummy_v0.env(episode="match", rich_info=True)
     env.reset(seed=0, options={"state": data})
     pass_both_and_draw(env)
     act(env, "KNOCK(8C)")

@@ -115,7 +115,7 @@ def test_match_ends_when_all_columns_close_through_the_env():
     assert sheet.closed_by == [A, A, -1] and sheet.score[B] == [0, 0, 5]
     state = knock_state(episode="match")
     state.match = sheet
-    env = hollywood_gin_v0.env(episode="match")
+    env = hollywood_gin_v0.env(episode="match", rich_info=True)
     env.reset(seed=0, options={"state": state.to_dict()})
     for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(8C)"):
         env.step(G.str_to_action(name))

@@ -362,7 +362,7 @@ def test_win_loss_pays_the_finishing_order_and_each_step_sums_to_zero():
 
 
 def test_points_rewards_are_centred_on_the_players_of_each_round():
-    env = make_env(num_players=4, episode="match", elimination_score=40, reward_scale=5.0)
+    env = make_env(num_players=4, episode="match", elimination_score=40, reward_scale=5.0, rich_info=True)
     raw = env.unwrapped
     rng = random.Random(8)
     env.reset(seed=2)
@@ -392,7 +392,7 @@ def test_points_rewards_are_centred_on_the_players_of_each_round():
 
 
 def test_one_round_episode_ends_everyone_together_and_timeouts_truncate():
-    env = make_env(max_turns_per_round=4)
+    env = make_env(max_turns_per_round=4, rich_info=True)
     raw = env.unwrapped
     env.reset(seed=1)
     while not any(raw.truncations.values()):

@@ -375,7 +375,7 @@ def centred(values) -> list[float]:
 @pytest.mark.parametrize("options", [{}, {"num_players": 3, "out_bonus": 20, "reward_scale": 5.0},
                                      {"num_players": 4, "episode": "match", "target_score": 80}])
 def test_points_rewards_per_hand_and_infos(options):
-    env = make_env(**options)
+    env = make_env(rich_info=True, **options)
     raw = env.unwrapped
     agents = raw.possible_agents
     rng = random.Random(11)

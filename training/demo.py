@@ -46,7 +46,7 @@ def demo_agents(game: str) -> dict[str, str]:
 
 def show_hand(game: str, agent_names: list[str], seed: int) -> None:
     """Play and print one hand between named agents (seat order as given)."""
-    env = rummy_envs.ENVS[game].env(render_mode="ansi")
+    env = rummy_envs.ENVS[game].env(render_mode="ansi", rich_info=True)
     env.reset(seed=seed)
     players = {a: make_agent(n, game, seed + i) for i, (a, n) in enumerate(zip(env.possible_agents, agent_names))}
     moves = 0

@@ -24,6 +24,7 @@ from agents import Agent, make_agent, registered_agents
 from agents.gin import remaining_mask
 from rummy_envs import cards as C
 from rummy_envs import melds as M
+from rummy_envs.envs.base import INFO_KEYS
 from rummy_envs.games.gin import GinView
 
 PREFERRED_OPPONENTS = ("heuristic", "novice", "random")
@@ -84,7 +85,9 @@ def _melds(melds: Sequence[Sequence[int]]) -> str:
 _CARD_WORDS = {"hand", "hands", "cards", "card", "discard", "discarded", "pile", "meld", "melds", "known",
                "deadwood", "upcard"}
 _NUMBER_WORDS = ("size", "count", "won", "score", "limit", "number", "turn", "credit")  # prefixes
-_END_KEYS = ("hand_result", "final_scores", "truncated")  # info keys not shown with each hand
+# Info keys not shown with each hand: the end-of-game ones and the batchable INFO_KEYS (which
+# repeat the hand result's points and the scores).
+_END_KEYS = ("hand_result", "final_scores", *INFO_KEYS)
 
 
 def _is_card(value: Any) -> bool:
@@ -377,8 +380,9 @@ def default_opponent(game: str) -> str:
 
 
 def make_env(game: str, options: dict[str, Any]) -> Any:
-    """The game's env with the rules options; ansi rendering for the end of the game."""
-    return rummy_envs.ENVS[game].env(**{**options, "render_mode": "ansi"})
+    """The game's env with the rules options; ansi rendering for the end of the game and
+    the rich infos (each hand's result) for the hand summaries."""
+    return rummy_envs.ENVS[game].env(**{**options, "render_mode": "ansi", "rich_info": True})
 
 
 def build_parser() -> argparse.ArgumentParser:

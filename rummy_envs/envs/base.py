@@ -15,11 +15,16 @@ play on. Rewards go only to the agents still in the episode, and still sum to ze
 points reward is centred on them, and under ``win_loss`` a leaving agent is paid its final
 place at once while the agents staying share the opposite amount (their final payment
 then makes up the rest of their own place's reward).
+
+Infos have one fixed structure (``INFO_KEYS``: scalars and arrays of one length per seat) in
+every step of every episode, from ``reset`` on, so RL libraries can batch them; the rich,
+variable result of each hand is added with the env option ``rich_info=True``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -30,9 +35,11 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_envs.errors import IllegalActionError
-from rummy_envs.options import check_choice
+from rummy_envs.options import check_bool, check_choice, unknown_options_error
+from rummy_envs.state_dicts import with_env_options
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,13 @@ def make_layout(parts: list[tuple[str, int, float, str]]) -> dict[str, Segment]:
     return layout
 
 
+INFO_KEYS = ("hands_finished", "hand_points", "scores", "truncated", "eliminated", "offender_seat")
+"""What every agent's info holds at every step (``RummyEnv._info``): hands finished in the game,
+each seat's points in the last finished hand, each seat's score so far (final once the
+episode is over), whether the episode was truncated, whether this agent left the match
+early, and the seat whose illegal action ended the episode (-1 if none)."""
+
+
 class RummyEnv(AECEnv, ABC):
     """AEC adapter over a pure rules engine (see the module docstring)."""
 
@@ -65,7 +79,7 @@ class RummyEnv(AECEnv, ABC):
     config: Any  # the game's rules config (a dataclass with from_kwargs), set before __init__ runs
 
     def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
-                 illegal_action: str) -> None:
+                 illegal_action: str, rich_info: bool = False) -> None:
         super().__init__()
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
@@ -73,10 +87,12 @@ class RummyEnv(AECEnv, ABC):
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
             raise ValueError(f"option reward_scale={reward_scale!r} is invalid; expected a number > 0")
         check_choice("illegal_action", illegal_action, ("raise", "terminate"))
+        check_bool("rich_info", rich_info)
         self.render_mode = render_mode
         self.reward_mode = reward
         self.reward_scale = float(reward_scale)
         self.illegal_action = illegal_action
+        self.rich_info = rich_info
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout = self.observation_layout()
@@ -89,6 +105,9 @@ class RummyEnv(AECEnv, ABC):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.observation_size = size
+        state_segments = self.state_layout().values()
+        state_high = np.concatenate([np.full(s.size, s.high, np.float32) for s in state_segments])
+        self.state_space = spaces.Box(0.0, state_high, state_high.shape, np.float32)
         self.game: Any = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
@@ -97,6 +116,37 @@ class RummyEnv(AECEnv, ABC):
     def observation_layout(self) -> dict[str, Segment]:
         ...
 
+    @abstractmethod
+    def _state_parts(self) -> list[tuple[str, int, float, str]]:
+        """``(name, size, high, description)`` of what ``state()`` adds after player_0's
+        observation: the hidden cards (every hand, the stock) and the seat to move."""
+
+    @abstractmethod
+    def _state_extra(self) -> np.ndarray:
+        """The float32 values of ``_state_parts()``, in order."""
+
+    def _rules_config(self, rules: dict[str, Any]) -> Any:
+        """The engine's rules config from the rules keywords; an unknown name fails listing
+        every option this env accepts, env options included."""
+        config_class = self.state_class.config_class
+        unknown = set(rules) - {f.name for f in dataclasses.fields(config_class)}
+        if unknown:
+            raise unknown_options_error(self.metadata["name"], unknown, self.accepted_options())
+        return config_class.from_kwargs(**rules)
+
+    @classmethod
+    def accepted_options(cls) -> list[str]:
+        """Every keyword this env's constructor takes: its env options (the named parameters
+        of the constructors below ``RummyEnv``) and the engine's rules options."""
+        names = {f.name for f in dataclasses.fields(cls.state_class.config_class)}
+        for klass in cls.__mro__:
+            if klass is RummyEnv:
+                break
+            if "__init__" in vars(klass):
+                names |= {p.name for p in inspect.signature(klass.__init__).parameters.values()
+                          if p.name != "self" and p.kind is not p.VAR_KEYWORD}
+        return sorted(names)
+
     def _new_state(self, seed: int, options: dict[str, Any]) -> Any:
         """A fresh engine state from the game seed and the reset options: a ``deck`` and
         ``dealer``, or a whole ``state`` dict, whose options must be this env's."""
@@ -104,15 +154,7 @@ class RummyEnv(AECEnv, ABC):
             return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
         if set(options) != {"state"}:
             raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
-        data = dict(options["state"])
-        mine = dataclasses.asdict(self.config)
-        theirs = dataclasses.asdict(type(self.config).from_kwargs(**{**mine, **data.get("options", {})}))
-        differ = sorted(k for k in mine if theirs[k] != mine[k])
-        if differ:
-            raise ValueError(f"reset state's options differ from this env's: {', '.join(differ)}; "
-                             "construct the env with the state's options")
-        data["options"] = mine
-        return self.state_class.from_dict(data)
+        return self.state_class.from_dict(with_env_options(options["state"], self.config))
 
     @abstractmethod
     def _encode(self, player: int) -> np.ndarray:
@@ -127,8 +169,8 @@ class RummyEnv(AECEnv, ABC):
         ...
 
     def _hand_info(self, player: int) -> dict[str, Any]:
-        """The info of every agent when a hand ends: the engine's result of that hand, its
-        number and the agent's seat."""
+        """What ``rich_info`` adds to every agent's info when a hand ends: the engine's result
+        of that hand, its number and the agent's seat."""
         info = dataclasses.asdict(self.game.hand_results[-1])
         info["hand_number"] = len(self.game.hand_results)
         info["seat"] = player
@@ -137,6 +179,30 @@ class RummyEnv(AECEnv, ABC):
     def _seats_out(self) -> set[int]:
         """Seats that have left the episode before its end; none unless a game overrides it."""
         return set()
+
+    # -- the state vector and infos -------------------------------------------------------------
+    def state_layout(self) -> dict[str, Segment]:
+        """Named segments of ``state()``, in order: player_0's observation (its segments named
+        ``player_0.<segment>``), then the game's hidden cards and the seat to move."""
+        parts = [(f"player_0.{s.name}", s.size, s.high, s.description) for s in self.layout.values()]
+        return make_layout(parts + self._state_parts())
+
+    def state(self) -> np.ndarray:
+        """Full-information vector (``state_layout()``) for centralised critics."""
+        return np.concatenate([self._encode(0), self._state_extra()])
+
+    def _info(self, player: int, offender_seat: int = -1) -> dict[str, Any]:
+        """The fixed-structure info of ``player`` now (``INFO_KEYS``)."""
+        results = self.game.hand_results
+        points = results[-1].points if results else [0] * len(self.possible_agents)
+        return {
+            "hands_finished": len(results),
+            "hand_points": np.array(points, np.float32),
+            "scores": np.array(self._scores, np.float32),
+            "truncated": bool(self.game.truncated),
+            "eliminated": player in self._seats_out(),
+            "offender_seat": offender_seat,
+        }
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -163,11 +229,11 @@ class RummyEnv(AECEnv, ABC):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self._scores = list(self.game.scores())
+        self.infos = {a: self._info(self.agent_name_mapping[a]) for a in self.agents}
         self._win_loss_paid = {a: 0.0 for a in self.agents}  # paid early when others left (win_loss)
         self._rewards_set = False  # a reward of the last step is not zero (most steps pay nothing)
         self._skip_agent_selection = None
-        self._scores = list(self.game.scores())
         self._hands_seen = len(self.game.hand_results)
         mover = self.game.current_player
         self.agent_selection = self.possible_agents[mover] if mover >= 0 else self.agents[0]
@@ -180,11 +246,6 @@ class RummyEnv(AECEnv, ABC):
         if player == self.game.current_player:
             mask[self.game.legal_actions()] = 1
         return {"observation": self._encode(player), "action_mask": mask}
-
-    @abstractmethod
-    def state(self) -> np.ndarray:
-        """Full-information vector (every hand and the stock) for centralised critics."""
-        ...
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -230,11 +291,17 @@ class RummyEnv(AECEnv, ABC):
         else:
             for a in self.agents:
                 self.rewards[a] = 0.0
-        if len(game.hand_results) != self._hands_seen:
-            self._hands_seen = len(game.hand_results)
-            for p in seats:
-                self.infos[self.possible_agents[p]] = self._hand_info(p)
-        if game.is_terminal():
+        hand_ended = len(game.hand_results) != self._hands_seen
+        self._hands_seen = len(game.hand_results)
+        over = game.is_terminal()
+        for p in seats:
+            info = self._info(p)
+            if self.rich_info and hand_ended:
+                info.update(self._hand_info(p))
+            if self.rich_info and over:
+                info["final_scores"] = list(scores)
+            self.infos[self.possible_agents[p]] = info
+        if over:
             if self.reward_mode == "win_loss":
                 ranks = rank_rewards(game.standings())
                 for p in seats:
@@ -242,7 +309,6 @@ class RummyEnv(AECEnv, ABC):
                     self.rewards[a] = ranks[p] / self.reward_scale - self._win_loss_paid[a]
             for p in seats:
                 a = self.possible_agents[p]
-                self.infos[a] = dict(self.infos[a], final_scores=list(scores), truncated=game.truncated)
                 if game.truncated:
                     self.truncations[a] = True
                 else:
@@ -269,25 +335,32 @@ class RummyEnv(AECEnv, ABC):
                 self.rewards[a] = -paid_now / len(staying)
                 self._win_loss_paid[a] += self.rewards[a]
         for p in leaving:
-            a = self.possible_agents[p]
-            self.terminations[a] = True
-            self.infos[a] = dict(self.infos[a], eliminated=True)
+            self.terminations[self.possible_agents[p]] = True
         self._deads_step_first()
 
     def _end_by_illegal_action(self, agent: str, action: Any) -> None:
         self._cumulative_rewards[agent] = 0.0
+        offender_seat = self.agent_name_mapping[agent]
         for a in self.agents:
             self.rewards[a] = (-1.0 if a == agent else 1.0 / (len(self.agents) - 1)) / self.reward_scale
             self.terminations[a] = True
-            self.infos[a] = {"illegal_action": repr(action), "offender": agent}
+            self.infos[a] = self._info(self.agent_name_mapping[a], offender_seat)
+            if self.rich_info:
+                self.infos[a].update(illegal_action=repr(action), offender=agent)
         self._accumulate_rewards()
 
     # -- rendering ---------------------------------------------------------------------------
-    def render(self) -> str | None:
-        if self.render_mode is None:
+    def render(self, mode: str | None = None) -> str | None:
+        """The table in ``mode`` (default: the env's ``render_mode``): ``"ansi"`` returns the
+        text, ``"human"`` prints it with suit symbols, no mode renders nothing. The mode
+        argument is for consumers that pass one (RLlib's ``PettingZooEnv``)."""
+        if mode is not None:
+            check_choice("render mode", mode, tuple(self.metadata["render_modes"]))
+        mode = mode or self.render_mode
+        if mode is None:
             return None
-        text = self._render_text(symbols=self.render_mode == "human")
-        if self.render_mode == "human":
+        text = self._render_text(symbols=mode == "human")
+        if mode == "human":
             print(text)
             return None
         return text
@@ -343,3 +416,9 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def render(self, mode: str | None = None) -> str | None:
+        """``RummyEnv.render``, with the same optional mode argument."""
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return self.env.render(mode)

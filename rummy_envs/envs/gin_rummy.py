@@ -21,7 +21,8 @@ class GinRummyEnv(RummyEnv):
 
     Keyword options are the rules options of ``GinConfig`` (see docs/gin_rummy.md) plus
     ``render_mode``, ``reward`` ("points" | "win_loss"), ``reward_scale``,
-    ``illegal_action`` ("raise" | "terminate") and ``observe_opponent_hand`` (oracle only).
+    ``illegal_action`` ("raise" | "terminate"), ``rich_info`` (the hand results in the infos)
+    and ``observe_opponent_hand`` (oracle only).
     """
 
     metadata = {"name": "gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
@@ -29,19 +30,16 @@ class GinRummyEnv(RummyEnv):
     state_class: type[G.GinState] = G.GinState
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", observe_opponent_hand: bool = False, num_players: int = 2,
-                 **rules: Any) -> None:
+                 illegal_action: str = "raise", rich_info: bool = False, observe_opponent_hand: bool = False,
+                 num_players: int = 2, **rules: Any) -> None:
         if num_players != G.NUM_PLAYERS:
             raise ValueError(f"option num_players={num_players!r} is invalid; {self.metadata['name']} is for 2 players")
         check_bool("observe_opponent_hand", observe_opponent_hand)
-        self.config = self._make_config(rules)
+        self.config = self._rules_config(rules)
         self.observe_opponent_hand = observe_opponent_hand
         super().__init__(num_players=2, render_mode=render_mode, reward=reward, reward_scale=reward_scale,
-                         illegal_action=illegal_action)
+                         illegal_action=illegal_action, rich_info=rich_info)
         self._off = {name: s.offset for name, s in self.layout.items()}
-
-    def _make_config(self, rules: dict[str, Any]) -> G.GinConfig:
-        return self.state_class.config_class.from_kwargs(**rules)
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -120,15 +118,19 @@ class GinRummyEnv(RummyEnv):
             bits |= C.to_mask(meld) << off["my_melds"]
         return bits
 
-    def state(self) -> np.ndarray:
-        """Player 0's observation, then both hands and the stock as card sets, then the player to move."""
+    def _state_parts(self) -> list[tuple[str, int, float, str]]:
+        """After player 0's observation: both hands and the stock as card sets, the player to move."""
+        return [("hand_0", N, 1.0, "player_0's cards"), ("hand_1", N, 1.0, "player_1's cards"),
+                ("stock", N, 1.0, "the cards in the stock"), ("to_move", 2, 1.0, "one-hot seat to move (none once over)")]
+
+    def _state_extra(self) -> np.ndarray:
         g = self.game
         extra = np.zeros(3 * N + 2, np.float32)
         for i, mask in enumerate((g.hands[0], g.hands[1], C.to_mask(g.stock))):
             extra[[i * N + c for c in C.from_mask(mask)]] = 1.0
         if g.current_player >= 0:
             extra[3 * N + g.current_player] = 1.0
-        return np.concatenate([self._encode(0), extra])
+        return extra
 
     # -- engine glue ---------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:

@@ -20,7 +20,8 @@ class Rummy500Env(RummyEnv):
 
     Keyword options are the rules options of ``Rummy500Config`` (see docs/rummy500.md),
     ``num_players`` among them, plus ``render_mode``, ``reward`` ("points" | "win_loss"),
-    ``reward_scale`` and ``illegal_action`` ("raise" | "terminate").
+    ``reward_scale``, ``illegal_action`` ("raise" | "terminate") and ``rich_info`` (the hand
+    results in the infos).
     """
 
     metadata = {"name": "rummy500_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
@@ -28,12 +29,12 @@ class Rummy500Env(RummyEnv):
     state_class = R.Rummy500State
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", **rules: Any) -> None:
-        self.config = R.Rummy500Config.from_kwargs(**rules)
+                 illegal_action: str = "raise", rich_info: bool = False, **rules: Any) -> None:
+        self.config = self._rules_config(rules)
         cfg = self.config
         self.meld_slots = cfg.deck_size // 3  # no more melds fit the cards
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
-                         reward_scale=reward_scale, illegal_action=illegal_action)
+                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
         self._off = off = {name: s.offset for name, s in self.layout.items()}
         n = cfg.num_players
         self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
@@ -145,9 +146,15 @@ class Rummy500Env(RummyEnv):
             obs[deficits:deficits + n] = [max(-totals[q], 0) / target for q in seats]
         return obs
 
-    def state(self) -> np.ndarray:
-        """Player 0's observation, then every seat's hand (53 counts each, absolute seats),
+    def _state_parts(self) -> list[tuple[str, int, float, str]]:
+        """After player 0's observation: every seat's hand (53 counts each, absolute seats),
         the stock from its top ((card id + 1) / 53 per position), and the seat to move."""
+        cfg = self.config
+        return [("hands", cfg.num_players * IDS, float(cfg.max_copies), "count of each card id per seat (absolute seats)"),
+                ("stock", cfg.deck_size, 1.0, "the stock from its top: (card id + 1) / 53 per position"),
+                ("to_move", cfg.num_players, 1.0, "one-hot seat to move (none once over)")]
+
+    def _state_extra(self) -> np.ndarray:
         g = self.game
         size = self.config.deck_size
         hands = np.zeros((g.n, IDS), np.float32)
@@ -158,7 +165,7 @@ class Rummy500Env(RummyEnv):
         to_move = np.zeros(g.n, np.float32)
         if g.current_player >= 0:
             to_move[g.current_player] = 1.0
-        return np.concatenate([self._encode(0), hands.ravel(), stock, to_move])
+        return np.concatenate([hands.ravel(), stock, to_move])
 
     # -- engine glue ---------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
