@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from rummy_envs import IllegalActionError
 from rummy_envs import cards as C
 from rummy_envs.envs.base import INFO_KEYS, rank_rewards
+from rummy_envs.state_dicts import FORMAT_VERSION, VERSION_KEY
 
 ENV_ONLY_OPTIONS = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "observe_opponent_hand"}
 
@@ -784,6 +786,252 @@ def finished_state_dict_only_dead_steps(spec: GameSpec) -> None:
         env.step(None)
         steps += 1
     assert steps == len(env.possible_agents) and env.agents == []
+
+
+# ---------------------------------------------------------------------------------------
+# State dicts: the format, round trips and fuzzed dicts (issue 12)
+# ---------------------------------------------------------------------------------------
+
+_NAMED = re.compile(r"^state dict(?: fields? |: unknown key\(s\) )((?:'[^']+'(?:, )?)+)")
+CARD_TEXT = re.compile(r"^(?:[A2-9TJQK][CDHS]|JK)$")
+
+
+def named_fields(message: str) -> list[str]:
+    """The fields a state dict error names (``state dict field 'hands[1]': ...``), or []."""
+    match = _NAMED.match(message)
+    return re.findall(r"'([^']+)'", match.group(1)) if match else []
+
+
+def assert_names_a_field(spec: GameSpec, error: ValueError) -> None:
+    """A refusal names at least one field, each one of the game's format (a nested name such
+    as ``hand_results[2].points`` by its top-level key), or says the dict is not a mapping."""
+    message = str(error)
+    if message.startswith("state dict: expected a mapping"):
+        return
+    names = named_fields(message)
+    keys = state_keys(spec)
+    assert names, f"the error names no field: {message}"
+    roots = {re.split(r"[.\[]", name)[0] for name in names}
+    assert roots <= set(keys) or message.startswith("state dict: unknown key"), f"unknown field named: {message}"
+
+
+def state_keys(spec: GameSpec) -> tuple[str, ...]:
+    """The keys of the game's state dicts, in ``to_dict`` order."""
+    return tuple(spec.new_state({}, 0).to_dict())
+
+
+def assert_same_state(a: Any, b: Any) -> None:
+    """Two states are the same game at the same point: dict, legal actions, every view, the
+    scores and returns."""
+    assert type(a) is type(b) and a.to_dict() == b.to_dict()
+    assert a.legal_actions() == b.legal_actions() and a.is_terminal() == b.is_terminal()
+    assert all(a.view(p) == b.view(p) for p in range(len(a.scores())))
+    assert a.scores() == b.scores() and a.returns() == b.returns() and a.standings() == b.standings()
+
+
+def round_trip(spec: GameSpec, state: Any) -> None:
+    """``from_dict(to_dict(s))`` is ``s``, from the dict itself and through JSON text."""
+    d = state.to_dict()
+    assert_same_state(spec.state_class.from_dict(d), state)
+    text = json.dumps(d)
+    assert_same_state(spec.state_class.from_dict(json.loads(text)), state)
+    assert state.to_dict() == d, "from_dict changed the dict it read"
+
+
+_GAMES: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+
+
+def game_points(spec: GameSpec, name: str, seed: int, count: int = 24) -> list[dict[str, Any]]:
+    """Dicts of up to ``count`` points spread over one game of a rule set under the spec's
+    policy (the deal, the end and points between), memoized: fuzzing draws many from each."""
+    key = (spec.id, name, seed)
+    if key not in _GAMES:
+        config = spec.config(spec.rules(name))
+        rng = random.Random(seed)
+        deck = None
+        if seed % 3 == 2:  # some games from a given deck and dealer
+            deck = sorted(spec.full_deck(config))
+            rng.shuffle(deck)
+        state = spec.state_class(config, seed, deck, seed % len(spec.agents) if deck else None)
+        policy = spec.policy_for(config, seed)
+        states = [state.clone()]
+        while not state.is_terminal():
+            state.apply(policy(state, rng))
+            states.append(state.clone())
+        step = max(1, len(states) // count)
+        _GAMES[key] = [s.to_dict() for s in states[::step] + states[-1:]]
+    return _GAMES[key]
+
+
+def _card_lists(node: Any, path: tuple = ()) -> list[tuple[Any, ...]]:
+    """The paths of every list of card strings in a dict tree (hands, piles, melds, ...)."""
+    out = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _card_lists(v, (*path, k))
+    elif isinstance(node, list):
+        if node and all(isinstance(x, str) and CARD_TEXT.match(x) for x in node):
+            out.append(path)
+        else:
+            for i, v in enumerate(node):
+                out += _card_lists(v, (*path, i))
+    return out
+
+
+def _positions(node: Any, path: tuple = ()) -> list[tuple[Any, ...]]:
+    """The paths of every value in a dict tree."""
+    out = []
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for k, v in items:
+        out.append((*path, k))
+        out += _positions(v, (*path, k))
+    return out
+
+
+def _at(root: Any, path: tuple) -> Any:
+    for k in path:
+        root = root[k]
+    return root
+
+
+WRONG_VALUES = ("x", "NOPE", 7, -1, 2.5, None, True, [], {}, ["AS"], "AS", [[]], {"cards": []})
+
+
+def mutate(d: dict[str, Any], rng: random.Random, count: int, phases: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``d`` with ``count`` random mutations: keys dropped or renamed, cards moved
+    between zones, duplicated, swapped or replaced, values of a wrong type, ints out of range,
+    the phase (one of ``phases``) or a flag changed. Returns the copy and what was done."""
+    d = copy.deepcopy(d)
+    done: list[str] = []
+    for _ in range(count):
+        kind = rng.choice(["drop", "rename", "move", "duplicate", "swap", "replace", "type", "range", "enum"])
+        lists = _card_lists(d)
+        cards = [(*p, i) for p in lists for i in range(len(_at(d, p)))]
+        positions = _positions(d)
+        if kind in ("drop", "rename"):
+            keyed = [p for p in positions if isinstance(_at(d, p[:-1]), dict)]
+            path = rng.choice(keyed)
+            parent = _at(d, path[:-1])
+            value = parent.pop(path[-1])
+            if kind == "rename":
+                key = str(path[-1])
+                parent[rng.choice([key + "s", key[:-1], key.upper(), key.replace("_", "")]) or "k"] = value
+            done.append(f"{kind} {path}")
+        elif kind in ("move", "duplicate", "swap", "replace") and cards:
+            src = rng.choice(cards)
+            card = _at(d, src)
+            dst_list = rng.choice(lists)
+            target = _at(d, dst_list)
+            if kind == "move":
+                _at(d, src[:-1]).pop(src[-1])
+                target.insert(rng.randrange(len(target) + 1), card)
+            elif kind == "duplicate":
+                target.insert(rng.randrange(len(target) + 1), card)
+            elif kind == "swap":
+                other = rng.choice(cards)
+                _at(d, src[:-1])[src[-1]], _at(d, other[:-1])[other[-1]] = _at(d, other), card
+            else:
+                _at(d, src[:-1])[src[-1]] = C.format_card(rng.randrange(53))
+            done.append(f"{kind} {card} at {src} -> {dst_list}")
+        elif kind == "type":
+            path = rng.choice(positions)
+            _at(d, path[:-1])[path[-1]] = copy.deepcopy(rng.choice(WRONG_VALUES))
+            done.append(f"wrong type at {path}")
+        elif kind == "range":
+            ints = [p for p in positions if type(_at(d, p)) is int]
+            if ints:
+                path = rng.choice(ints)
+                value = _at(d, path)
+                _at(d, path[:-1])[path[-1]] = rng.choice([-1, -2, value + 1, value - 1, value + 2, 99, 10**9])
+                done.append(f"out of range at {path}")
+        else:
+            flags = [p for p in positions if isinstance(_at(d, p), bool)]
+            if "phase" in d and (not flags or rng.random() < 0.5):
+                d["phase"] = rng.choice(phases)
+                done.append(f"phase {d['phase']}")
+            elif flags:
+                path = rng.choice(flags)
+                _at(d, path[:-1])[path[-1]] = not _at(d, path)
+                done.append(f"flip {path}")
+    return d, done
+
+
+def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:
+    """Random play from ``state`` to the end of the episode, the spec's state invariants
+    checked after every action, and the states reached (the last one and a few others) read
+    back from their dicts. (The watchers follow a game from its deal, so they are not used
+    from a state read mid-game.)"""
+    bound = spec.step_bound(state.config)
+    played = 0
+    while not state.is_terminal():
+        assert state.legal_actions(), f"no legal action in {state.phase.name}"
+        state.apply(spec.policy(state, rng))
+        played += 1
+        assert played <= bound, "the game did not end"
+        spec.check_state(state)
+        if rng.random() < 0.02:
+            round_trip(spec, state)  # what play reaches from a state read from a dict reads back
+    assert state.current_player == -1 and state.legal_actions() == []
+    assert abs(sum(state.returns())) < 1e-9
+    round_trip(spec, state)
+
+
+def check_dict(spec: GameSpec, data: Any, rng: random.Random) -> bool:
+    """``from_dict`` either refuses ``data`` with a ValueError naming a field of the format, or
+    returns a state that passes the spec's invariants, round-trips, and plays to the end under
+    random play with the invariants holding. Returns whether it was accepted."""
+    before = copy.deepcopy(data)
+    try:
+        state = spec.state_class.from_dict(data)
+    except ValueError as error:
+        assert_names_a_field(spec, error)
+        assert data == before, "from_dict changed the dict it refused"
+        return False
+    spec.check_state(state)
+    round_trip(spec, state)
+    play_on(spec, state, rng)
+    return True
+
+
+def state_dict_format(spec: GameSpec) -> None:
+    """The version is written first; other versions, non-mappings, unknown keys, bad values and
+    lost or doubled cards are refused naming the field, also through ``reset``; a dict without
+    a version is read as version 1, and a hand-written one of just the card places, phase and
+    seats as the same deal."""
+    state = spec.new_state(spec.main_rules, seed=3)
+    d = state.to_dict()
+    n = len(spec.agents)
+    assert list(d)[0] == VERSION_KEY and d[VERSION_KEY] == FORMAT_VERSION
+    assert_same_state(spec.state_class.from_dict({k: v for k, v in d.items() if k != VERSION_KEY}), state)
+    hands = d["hands"]
+    cases: list[tuple[Any, str]] = [
+        ({**d, VERSION_KEY: FORMAT_VERSION + 1}, VERSION_KEY), ({**d, VERSION_KEY: "1"}, VERSION_KEY),
+        ({**d, "hnads": hands}, "hnads"), ({**d, "phase": "NOPE"}, "phase"), ({**d, "phase": 1}, "phase"),
+        ({**d, "current_player": n + 5}, "current_player"), ({**d, "current_player": "0"}, "current_player"),
+        ({**d, "hands": hands[:-1]}, "hands"), ({**d, "hands": [hands[0] + hands[1][:1], *hands[1:]]}, "hands"),
+        ({**d, "stock": d["stock"][1:]}, "stock"), ({**d, "stock": "AS KS ZZ"}, "stock[2]"),
+        ({**d, "options": {"no_such_option": 1}}, "options"), ({**d, "options": []}, "options"),
+        ({**d, "game": "no_such_game"}, "game"), ({**d, "seed": 1.5}, "seed"), ({**d, "history": [-1]}, "history[0]"),
+    ]
+    env = spec.make_env(**spec.main_rules)
+    for bad, name in cases:
+        for read in (spec.state_class.from_dict, lambda data: env.reset(options={"state": data})):
+            with pytest.raises(ValueError) as info:
+                read(bad)
+            message = str(info.value)
+            assert name in named_fields(message), f"{name} not named: {message}"
+            assert_names_a_field(spec, info.value)
+    with pytest.raises(ValueError, match=f"reads state dicts of format version {FORMAT_VERSION}"):
+        spec.state_class.from_dict({**d, VERSION_KEY: 99})
+    for bad in (5, "state", [d], None):
+        for read in (spec.state_class.from_dict, lambda data: env.reset(options={"state": data})):
+            with pytest.raises(ValueError, match="state dict: expected a mapping"):
+                read(bad)
+    places = {k: v for k, v in d.items() if k in ("options", "hands", "phase", "current_player", "dealer")
+              or isinstance(v, str) and CARD_TEXT.match(v) or _card_lists({"v": v}) == [("v",)]}
+    written = spec.state_class.from_dict(places).to_dict()
+    differ = [k for k in d if k != "seed" and written[k] != d[k]]
+    assert not differ, f"a scenario of the deal's card places, phase and seats differs in {differ}"
 
 
 # ---------------------------------------------------------------------------------------

@@ -126,13 +126,25 @@ def hidden_variants(state: Rummy500State, p: int, rng: random.Random) -> list[tu
         hand[hand.index(x)] = v["stock"][j]
         v["hands"][q] = C.format(R.multiset_cards(R.multiset(C.parse(hand)))).split()
         v["stock"][j] = x
-        out.append((f"swap a card of seat {q} with a stock card", v))
+        if q != state.current_player or can_go_on(v):
+            out.append((f"swap a card of seat {q} with a stock card", v))
     if len(set(d["stock"])) >= 2:
         v = copy.deepcopy(d)
         while v["stock"] == d["stock"]:
             rng.shuffle(v["stock"])
         out.append(("shuffle stock", v))
     return out
+
+
+def can_go_on(d: dict) -> bool:
+    """Can the game be in this dict's state? A swap can leave the player to move unable to
+    finish its turn (a deep take it can no longer place), which ``from_dict`` refuses, and
+    which the other players know cannot be."""
+    try:
+        Rummy500State.from_dict(d)
+    except ValueError:
+        return False
+    return True
 
 
 def own_card_swap(d: dict, p: int) -> dict:

@@ -1,0 +1,144 @@
+"""State dicts of every game (issue 12), for every env of the contract suite (SPECS in
+tests/test_env_contract.py, so a game listed there gets these checks): the format and its
+version, round trips at random points of random games (also through JSON text), fuzzed
+dicts, and the examples of the issue.
+
+Fuzzing: hypothesis picks a rule set, a game, a point in it and a few mutations of its dict
+(keys dropped or renamed, cards moved between zones, duplicated, swapped or replaced, values
+of a wrong type, ints out of range, the phase or a flag changed). ``from_dict`` must refuse
+the result with a ValueError naming a field of the format, or accept a state that passes the
+game's invariants, round-trips, and plays to the end under random play with the invariants
+holding. A few hundred dicts per game run by default, many thousands under ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import env_contract as contract
+from env_contract import GameSpec, params
+from rummy_envs import gin_rummy_v0
+from rummy_envs.games import gin as G
+from test_env_contract import SPECS
+
+FUZZ_PER_GAME = 300
+SLOW_FACTOR = 20
+SPECS_PER_GAME = Counter(spec.module for spec in SPECS)
+
+
+def examples(spec: GameSpec, factor: int = 1) -> int:
+    """A game's fuzzing budget shared among its specs (player counts)."""
+    return factor * FUZZ_PER_GAME // SPECS_PER_GAME[spec.module]
+
+
+def draw_point(spec: GameSpec, data: st.DataObject) -> dict:
+    """The dict of a random point of a random game (rule set, seed, point drawn)."""
+    name = data.draw(st.sampled_from(sorted(spec.rule_sets)), label="rule set")
+    seed = data.draw(st.integers(0, 11), label="game seed")
+    points = contract.game_points(spec, name, seed)
+    return points[data.draw(st.integers(0, len(points) - 1), label="point")]
+
+
+def fuzz_once(spec: GameSpec, data: st.DataObject) -> None:
+    point = draw_point(spec, data)
+    rng = random.Random(data.draw(st.integers(0, 2**32), label="mutation seed"))
+    phases = [p.name for p in type(spec.new_state({}, 0).phase)]
+    mutated, done = contract.mutate(point, rng, data.draw(st.integers(1, 3), label="mutations"), phases)
+    note(f"mutations: {done}")
+    contract.check_dict(spec, mutated, rng)
+
+
+FUZZ_SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+                                                                             HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
+def test_fuzzed_state_dicts(spec):
+    @settings(max_examples=examples(spec), **FUZZ_SETTINGS)
+    @given(data=st.data())
+    def fuzz(data):
+        fuzz_once(spec, data)
+
+    fuzz()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", params(SPECS))
+def test_fuzzed_state_dicts_slow(spec):
+    @settings(max_examples=examples(spec, SLOW_FACTOR), deadline=None, derandomize=False,
+              suppress_health_check=FUZZ_SETTINGS["suppress_health_check"])
+    @given(data=st.data())
+    def fuzz(data):
+        fuzz_once(spec, data)
+
+    fuzz()
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
+def test_fuzzing_accepts_and_refuses(spec):
+    """The mutations reach both outcomes: some dicts are refused, some accepted and played on."""
+    rng = random.Random(5)
+    phases = [p.name for p in type(spec.new_state({}, 0).phase)]
+    outcomes = Counter()
+    for seed in range(4):
+        for point in contract.game_points(spec, next(iter(spec.rule_sets)), seed)[::4]:
+            mutated, _ = contract.mutate(point, rng, 1, phases)
+            outcomes[contract.check_dict(spec, mutated, rng)] += 1
+    assert outcomes[True] and outcomes[False], outcomes
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_round_trips_at_random_points(spec, data):
+    """``from_dict(to_dict(s))`` is ``s`` at random points of random games, through JSON too."""
+    point = draw_point(spec, data)
+    state = spec.state_class.from_dict(point)
+    assert state.to_dict() == point
+    contract.round_trip(spec, state)
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
+def test_state_dict_format(spec):
+    contract.state_dict_format(spec)
+
+
+# -- the examples of the issue, on gin_rummy_v0 through reset ---------------------------------
+def gin_dict() -> dict:
+    return G.GinState(G.GinConfig(), seed=1).to_dict()
+
+
+@pytest.mark.parametrize("change, field, expected", [
+    ({"phase": "NOPE"}, "phase", "expected one of 'OFFER_ND'"),
+    ({"current_player": 7}, "current_player", "expected an integer -1..1"),
+])
+def test_issue_examples_bad_values(change, field, expected):
+    env = gin_rummy_v0.env()
+    with pytest.raises(ValueError) as info:
+        env.reset(options={"state": {**gin_dict(), **change}})
+    assert contract.named_fields(str(info.value)) == [field] and expected in str(info.value)
+
+
+def test_issue_example_not_a_dict():
+    with pytest.raises(ValueError, match="state dict: expected a mapping of field names to values, got 5"):
+        gin_rummy_v0.env().reset(options={"state": 5})
+
+
+def test_issue_example_hands_of_7_and_13():
+    d = gin_dict()
+    hands = d["hands"][0] + d["hands"][1]
+    with pytest.raises(ValueError, match="state dict field 'hands': hands of 7 and 13 cards in phase OFFER_ND; "
+                                         "expected 10 and 10"):
+        gin_rummy_v0.env().reset(options={"state": {**d, "hands": [hands[:7], hands[7:]]}})
+
+
+def test_issue_example_discard_phase_with_ten_cards():
+    d = gin_dict()
+    with pytest.raises(ValueError, match="state dict field 'hands': hands of 10 and 10 cards in phase DISCARD; "
+                                         "expected 10 and 11"):
+        gin_rummy_v0.env().reset(options={"state": {**d, "phase": "DISCARD", "current_player": 1}})
