@@ -14,6 +14,7 @@ Run from the repository root::
     python -m benchmarks.mutation --sample 60 --seed 1 --out /tmp/mutation.jsonl   # the default test run
     python -m benchmarks.mutation --modules gin --per-module 10 --tests tests/test_gin_rules.py
     python -m benchmarks.mutation --list --modules melds                            # the candidates, nothing run
+    python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --tests tests/test_gin_mutants.py  # its survivors again
 
 Each mutant runs ``python -m pytest -x -q`` (plus ``--tests`` if given, else the default
 suite) with the mutated module's own test files first, so a mutant the tests catch stops at
@@ -285,6 +286,26 @@ def apply_mutant(source: str, mutant: Mutant) -> str:
     return "\n".join(lines)
 
 
+def survivors_of(results: Path, root: Path = REPO) -> list[Mutant]:
+    """The mutants that survived in a results file, found again in today's sources (by their
+    line's text where the line has moved); those whose line is gone are left out."""
+    mutants = []
+    for line in results.read_text().splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if record.get("status") != "survived":
+            continue
+        source = (root / TARGETS[record["module"]].path).read_text().split("\n")
+        number = record["line"]
+        if not 0 < number <= len(source) or source[number - 1] != record["old"]:
+            matches = [i + 1 for i, text in enumerate(source) if text == record["old"]]
+            if len(matches) != 1:
+                print(f"left out (its line is gone or not unique now): {record['id']}", file=sys.stderr)
+                continue
+            number = matches[0]
+        mutants.append(Mutant(record["module"], number, record["kind"], record["old"], record["new"]))
+    return mutants
+
+
 def sample_mutants(modules: list[str], scope: str, seed: int, sample: int | None, per_module: int | None,
                    root: Path = REPO) -> list[Mutant]:
     """A seeded sample: ``sample`` mutants drawn uniformly from all candidates of ``modules``,
@@ -377,6 +398,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run (then give --timeout)")
     parser.add_argument("--out", type=Path, default=Path("mutation.jsonl"), help="JSON lines of the results")
     parser.add_argument("--resume", action="store_true", help="skip mutants already in --out, append to it")
+    parser.add_argument("--from-results", type=Path, default=None,
+                        help="run the survivors of an earlier results file instead of a sample")
     parser.add_argument("--list", action="store_true", help="list the sampled mutants and their diffs, run nothing")
     args = parser.parse_args(argv)
     modules = [m.strip() for m in args.modules.split(",") if m.strip()]
@@ -384,7 +407,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown module(s) {', '.join(unknown)}; known: {', '.join(TARGETS)}")
     if args.sample is not None and args.per_module is not None:
         parser.error("give --sample or --per-module, not both")
-    mutants = sample_mutants(modules, args.scope, args.seed, args.sample, args.per_module)
+    if args.from_results is not None:
+        mutants = survivors_of(args.from_results)
+    else:
+        mutants = sample_mutants(modules, args.scope, args.seed, args.sample, args.per_module)
     if args.list:
         for m in mutants:
             print(f"{m.id}  [{m.kind}]\n{m.diff(TARGETS[m.module].path)}")
