@@ -417,7 +417,7 @@ class LeastCountHeuristicAgent(_LeastCountAgent):
 
     shed_weight = 1.0  # how much of the next turn's best shed counts in a hand's value
     declare_margin = 1.0  # the least expected margin at which it declares
-    declare_share = 0.7  # and the share of the others' expected excess it must also reach (waiting while lowest pays too)
+    declare_share = 0.7  # plus this share of the others' expected excess (waiting while lowest pays too)
     kept_bias = 0.3  # relative odds that a shedder kept a card above its last single discard
     assumed_declare_count = 10  # the count at which others are taken to declare when they can
     passed_bias = 0.35  # relative odds of a count at or below it for a shedder who did not declare
@@ -555,7 +555,8 @@ class LeastCountHeuristicAgent(_LeastCountAgent):
         rules: LeastCountConfig = view.rules
         p_valid, excess, shortfall = self.declare_odds(reading)
         loss = (1.0 - p_valid) * rules.false_declare_penalty + shortfall
-        if rules.episode == "match" and view.totals[0] + rules.false_declare_penalty + view.count > rules.elimination_score:
+        eliminating = view.totals[0] + rules.false_declare_penalty + view.count > rules.elimination_score
+        if rules.episode == "match" and eliminating:
             loss += (1.0 - p_valid) * self.elimination_cost
         return p_valid * excess - loss, excess
 

@@ -138,7 +138,8 @@ def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
 
 @pytest.mark.parametrize(("game", "name"), sorted({(game, name) for game, name, _ in CASES}))
 def test_agents_are_reproducible_from_their_seed(game, name):
-    runs = [play(game, {}, [make_agent(name, game, 3 + s) for s in range(seats_of(game, {}))], seed=11) for _ in range(2)]
+    seats = range(seats_of(game, {}))
+    runs = [play(game, {}, [make_agent(name, game, 3 + s) for s in seats], seed=11) for _ in range(2)]
     assert runs[0] == runs[1]
 
 
