@@ -15,14 +15,20 @@ Run from the repository root::
     python -m benchmarks.mutation --modules gin --per-module 10 --tests tests/test_gin_rules.py
     python -m benchmarks.mutation --list --modules melds                            # the candidates, nothing run
     python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --tests tests/test_gin_mutants.py  # its survivors again
+    python -m benchmarks.mutation --sample 70 --seed 1 --list --save /tmp/sample.jsonl                 # fix a sample ...
+    python -m benchmarks.mutation --mutants /tmp/sample.jsonl --only gin,melds --resume --out /tmp/m.jsonl  # ... run it in parts
 
-Each mutant runs ``python -m pytest -x -q`` (plus ``--tests`` if given, else the default
-suite) with the mutated module's own test files first, so a mutant the tests catch stops at
-its first failure. Before the mutants, the unmutated copy runs the same command once: tests
-that fail there (work in progress elsewhere) are deselected in every mutant run, and its
-time sets the per-mutant timeout (a mutant that hangs counts as caught). Results are
-appended to ``--out`` as JSON lines as they come, so ``--resume`` picks up a long run
-where it stopped. Mutation runs are CPU-heavy: run them niced, one at a time.
+Each mutant first runs ``python -m pytest -x -q`` over the mutated module's own test files
+(``TARGETS``), stopping at the first failure; only a mutant that survives them runs the whole
+of ``--tests`` (default: the default suite, ``tests/`` with the ``not slow`` marker of
+pyproject.toml), those files first. A failure in the first run is a failure of the second, so
+the score is that of the default run at a fraction of its cost. Before the mutants, the
+unmutated copy runs ``--tests`` once: tests that fail there (work in progress elsewhere) are
+deselected in every mutant run, and its time sets the per-mutant timeout (a mutant that hangs
+counts as caught). Results are appended to ``--out`` as JSON lines as they come, so
+``--resume`` picks up a long run where it stopped; ``--save`` keeps a sample so that it can be
+run in parts (``--mutants``, ``--only``) while the sources change under it. Mutation runs are
+CPU-heavy: run them niced, one at a time.
 
 Scope: every function of the listed modules except those that read and validate state
 dicts or config options (``from_dict``, ``_read_*``, ``_check_*``, ``problem``, ``holds``,
@@ -286,13 +292,14 @@ def apply_mutant(source: str, mutant: Mutant) -> str:
     return "\n".join(lines)
 
 
-def survivors_of(results: Path, root: Path = REPO) -> list[Mutant]:
-    """The mutants that survived in a results file, found again in today's sources (by their
-    line's text where the line has moved); those whose line is gone are left out."""
+def read_mutants(path: Path, survivors_only: bool, root: Path = REPO) -> list[Mutant]:
+    """The mutants of a JSON-lines file (a results file, or a sample saved by ``--save``), or
+    only those that survived, found again in today's sources (by their line's text where the
+    line has moved); those whose line is gone are left out."""
     mutants = []
-    for line in results.read_text().splitlines():
+    for line in path.read_text().splitlines():
         record = json.loads(line) if line.strip() else {}
-        if record.get("status") != "survived":
+        if not record or survivors_only and record.get("status") != "survived":
             continue
         source = (root / TARGETS[record["module"]].path).read_text().split("\n")
         number = record["line"]
@@ -367,19 +374,27 @@ def run_tests(copy: Path, command: list[str], timeout: float) -> tuple[int | Non
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - start, [], ""
     output = proc.stdout + proc.stderr
-    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)
+    failed = re.findall(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", output, re.MULTILINE)
     return proc.returncode, time.perf_counter() - start, failed, output[-2000:]
 
 
-def pytest_command(first: tuple[str, ...], tests: list[str], deselect: list[str], stop_first: bool) -> list[str]:
-    """``python -m pytest -q`` over the module's own tests first, then ``tests`` (default: the
-    whole default suite), without the deselected ids."""
-    present = [t for t in first if (REPO / t).exists() and (not tests or t in tests)]
-    command = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *present, *(tests or ["tests"])]
+def pytest_command(paths: list[str], deselect: list[str], stop_first: bool) -> list[str]:
+    """``python -m pytest -q`` over ``paths`` in order, without the deselected test ids."""
+    command = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *paths]
     command += ["-x"] if stop_first else []
     for test_id in deselect:
         command += ["--deselect", test_id]
     return command
+
+
+def stages(target: Target, tests: list[str]) -> list[list[str]]:
+    """The test runs of one mutant, each stopping at its first failure: the module's own test
+    files (those among ``tests`` when given), then, if it survived them, the whole of ``tests``
+    (default: the default suite) with those files first. A mutant that fails the first run fails
+    the second too, so the second is only run for the survivors of the first."""
+    first = [t for t in target.first_tests if (REPO / t).exists() and (not tests or t in tests)]
+    full = first + (tests or ["tests"])
+    return [first, full] if first and sorted(first) != sorted(tests) else [full]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -400,6 +415,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resume", action="store_true", help="skip mutants already in --out, append to it")
     parser.add_argument("--from-results", type=Path, default=None,
                         help="run the survivors of an earlier results file instead of a sample")
+    parser.add_argument("--mutants", type=Path, default=None,
+                        help="run the mutants of a file written by --save (or every mutant of a results file)")
+    parser.add_argument("--save", type=Path, default=None, help="write the chosen mutants to this JSON-lines file")
+    parser.add_argument("--only", default="", help="comma-separated modules: run only the chosen mutants of these")
     parser.add_argument("--list", action="store_true", help="list the sampled mutants and their diffs, run nothing")
     args = parser.parse_args(argv)
     modules = [m.strip() for m in args.modules.split(",") if m.strip()]
@@ -407,10 +426,14 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown module(s) {', '.join(unknown)}; known: {', '.join(TARGETS)}")
     if args.sample is not None and args.per_module is not None:
         parser.error("give --sample or --per-module, not both")
-    if args.from_results is not None:
-        mutants = survivors_of(args.from_results)
+    if args.from_results is not None or args.mutants is not None:
+        mutants = read_mutants(args.from_results or args.mutants, survivors_only=args.from_results is not None)
     else:
         mutants = sample_mutants(modules, args.scope, args.seed, args.sample, args.per_module)
+    if args.only:
+        mutants = [m for m in mutants if m.module in args.only.split(",")]
+    if args.save is not None:
+        args.save.write_text("".join(json.dumps({"id": m.id, **asdict(m)}) + "\n" for m in mutants))
     if args.list:
         for m in mutants:
             print(f"{m.id}  [{m.kind}]\n{m.diff(TARGETS[m.module].path)}")
@@ -431,7 +454,7 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
     deselect: list[str] = []
     timeout = args.timeout or 3600.0
     if not args.no_baseline:
-        rc, seconds, failed, tail = run_tests(copy, pytest_command((), args.tests, [], False), timeout)
+        rc, seconds, failed, tail = run_tests(copy, pytest_command(args.tests or ["tests"], [], False), timeout)
         deselect = failed
         timeout = args.timeout or max(120.0, 3 * seconds)
         print(f"unmutated run: rc {rc} in {seconds:.0f}s; deselected in every mutant run: {deselect or 'none'}",
@@ -446,9 +469,13 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
             path = copy / target.path
             original = path.read_text()
             path.write_text(apply_mutant(original, mutant))
+            seconds = 0.0
             try:
-                rc, seconds, failed, _ = run_tests(copy, pytest_command(target.first_tests, args.tests, deselect, True),
-                                                   timeout)
+                for paths in stages(target, args.tests):
+                    rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True), timeout)
+                    seconds += took
+                    if rc != 0:
+                        break
             finally:
                 path.write_text(original)
             status = "timeout" if rc is None else "survived" if rc == 0 else "caught"
