@@ -27,7 +27,8 @@ unmutated copy runs ``--tests`` once: tests that fail there (work in progress el
 deselected in every mutant run, and its time sets the per-mutant timeout (a mutant that hangs
 counts as caught). Results are appended to ``--out`` as JSON lines as they come, so
 ``--resume`` picks up a long run where it stopped; ``--save`` keeps a sample so that it can be
-run in parts (``--mutants``, ``--only``) while the sources change under it. Mutation runs are
+run in parts (``--mutants``, ``--only``) while the sources change under it; ``--quick`` runs
+only the modules' own test files (a quick look while writing tests). Mutation runs are
 CPU-heavy: run them niced, one at a time.
 
 Scope: every function of the listed modules except those that read and validate state
@@ -387,12 +388,19 @@ def pytest_command(paths: list[str], deselect: list[str], stop_first: bool) -> l
     return command
 
 
-def stages(target: Target, tests: list[str]) -> list[list[str]]:
+def own_tests(target: Target, tests: list[str]) -> list[str]:
+    """The module's own test files that exist (those among ``tests`` when given)."""
+    return [t for t in target.first_tests if (REPO / t).exists() and (not tests or t in tests)]
+
+
+def stages(target: Target, tests: list[str], quick: bool) -> list[list[str]]:
     """The test runs of one mutant, each stopping at its first failure: the module's own test
-    files (those among ``tests`` when given), then, if it survived them, the whole of ``tests``
-    (default: the default suite) with those files first. A mutant that fails the first run fails
-    the second too, so the second is only run for the survivors of the first."""
-    first = [t for t in target.first_tests if (REPO / t).exists() and (not tests or t in tests)]
+    files, then, if it survived them (and not ``quick``), the whole of ``tests`` (default: the
+    default suite) with those files first. A mutant that fails the first run fails the second
+    too, so the second is only run for the survivors of the first."""
+    first = own_tests(target, tests)
+    if quick:
+        return [first]
     full = first + (tests or ["tests"])
     return [first, full] if first and sorted(first) != sorted(tests) else [full]
 
@@ -411,6 +419,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per mutant (default: 3 x the unmutated run, at least 120)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run (then give --timeout)")
+    parser.add_argument("--quick", action="store_true",
+                        help="only the module's own test files: a survivor is one of those, not of the default run")
     parser.add_argument("--out", type=Path, default=Path("mutation.jsonl"), help="JSON lines of the results")
     parser.add_argument("--resume", action="store_true", help="skip mutants already in --out, append to it")
     parser.add_argument("--from-results", type=Path, default=None,
@@ -454,7 +464,11 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
     deselect: list[str] = []
     timeout = args.timeout or 3600.0
     if not args.no_baseline:
-        rc, seconds, failed, tail = run_tests(copy, pytest_command(args.tests or ["tests"], [], False), timeout)
+        if args.quick:  # every module's own test files, once
+            paths = sorted({t for m in mutants for t in own_tests(TARGETS[m.module], args.tests)})
+        else:
+            paths = args.tests or ["tests"]
+        rc, seconds, failed, tail = run_tests(copy, pytest_command(paths, [], False), timeout)
         deselect = failed
         timeout = args.timeout or max(120.0, 3 * seconds)
         print(f"unmutated run: rc {rc} in {seconds:.0f}s; deselected in every mutant run: {deselect or 'none'}",
@@ -471,7 +485,7 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
             path.write_text(apply_mutant(original, mutant))
             seconds = 0.0
             try:
-                for paths in stages(target, args.tests):
+                for paths in stages(target, args.tests, args.quick):
                     rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True), timeout)
                     seconds += took
                     if rc != 0:
@@ -480,7 +494,7 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
                 path.write_text(original)
             status = "timeout" if rc is None else "survived" if rc == 0 else "caught"
             record = {"id": mutant.id, **asdict(mutant), "status": status, "seconds": round(seconds, 1),
-                      "caught_by": failed[:1], "diff": mutant.diff(target.path)}
+                      "caught_by": failed[:1], "tests": paths, "diff": mutant.diff(target.path)}
             with args.out.open("a") as out:
                 out.write(json.dumps(record) + "\n")
             print(f"[{i}/{len(mutants)}] {status:8} {seconds:6.0f}s  {mutant.id}"
