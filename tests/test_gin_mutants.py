@@ -399,6 +399,12 @@ def test_auto_best_knocks_match_the_oracle(options):
     ("AS 2S 3S 4C 5C 6C 8H 8D 8C 7D", "4S KH KS KD 6D 6H 6S 2D 3D AH", "7S", "QC", [0, 26]),
     # G5: gin refuses layoffs
     ("AC 2C 3C 4C 5H 5S 5D 9S TS JS", "6C 7C 8C QH QD 2H 3D 8S 9H KH", "KC", "KD", [77, 0]),
+    # late knocks against a low defender, where some arrangements win and some are undercut:
+    # the knocker takes the best net result, not the most points changing hands
+    ("AC 2C 3C 4C 9D 3H 9H AS 3S 9S", "5C AD 5D AH 4H 5H 2S 4S 5S 6S", "QD", "KD", [1, 0]),  # not 25 lost
+    ("AC 2C 3C 4C 9C 9D 3H 9H 3S 9S", "5C AD 5D AH 4H 5H 2S 4S 5S 6S", "QD", "KD", [2, 0]),  # not 1, 27 lost
+    ("AC 2C 3C 4C 9C 9D 4H 9H AS 9S", "5C AD 2D 5D AH 5H 2S 4S 5S 6S", "QD", "KD", [1, 0]),  # not 25 or 28 lost
+    ("AC 2C 3C 4C 9C 9D 7H 9H AS 9S", "5C AD 2D 5D AH 5H 2S 4S 5S 6S", "QD", "KD", [0, 27]),  # undercut either way
 ])
 def test_auto_best_fixed_knocks(knocker, defender, upcard, stock_top, expected):
     state = GinState(GinConfig(), seed=0, deck=_deck(knocker, defender, upcard, stock_top), dealer=1)
