@@ -381,40 +381,29 @@ def _commit_options(problem: CommitProblem) -> CommitOptions:
     start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
     layers: list[dict[int, dict[int, int]]] = []
     states = {start: 0}  # state -> lower bound on the wildcards its open sequences still need
-    moves: dict[tuple, list[tuple[int, int]]] = {}
     for step in range(NUM_STEPS):
         ceiling = free + held + freeable_after[step + 1]
-        run_shift, kept_shift, changed = _FIELDS[step]
-        later = later_in_rank[step]
+        changed = _FIELDS[step][2]
         edges: dict[int, dict[int, int]] = {}
         next_states: dict[int, int] = {}
-        for state, short in states.items():
-            balance = (state >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
-            fields = (state >> run_shift & 0x1FF, state >> kept_shift & 7, state >> _GROUP_OFFSET & 0xFF)
-            rest = state & ~changed & _CORE_MASK
-            placed = state & _PLACED_BIT
-            out: dict[int, int] = {}
-            for count, delta, puts, record in choices[step]:
-                new_balance = balance + delta
-                if new_balance > ceiling:
-                    continue
-                key = (step, *fields, count)
-                options = moves.get(key)
-                if options is None:
-                    options = moves[key] = _scored_outcomes(step, fields, count, supply, most)
-                tail = (new_balance + _BALANCE_ZERO) << _BALANCE_OFFSET | (_PLACED_BIT if puts else placed)
-                for bits, short_change in options:
-                    new_short = short + short_change
-                    group = bits >> _GROUP_OFFSET & 0xFF
-                    if group and 3 * max(1, group >> 5) - (group & 31) - later > ceiling - new_balance - new_short:
-                        continue  # the rank's groups cannot be completed
-                    if new_balance + new_short > ceiling:
+        by_fields: dict[int, list[int]] = {}
+        for state in states:
+            by_fields.setdefault(state & changed, []).append(state)
+        for field_bits, members in by_fields.items():
+            moves = _moves(step, field_bits, choices[step], supply, most, later_in_rank[step])
+            for state in members:
+                short = states[state]
+                room = ceiling - ((state >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO) - short
+                rest = state & ~changed
+                out: dict[int, int] = {}
+                for bits, short_change, cost, shift, puts, record in moves:
+                    if cost > room:
                         continue
-                    nxt = rest | bits | tail
+                    nxt = (rest + shift) | bits | puts
                     out[nxt] = out.get(nxt, 0) | record
-                    next_states[nxt] = new_short
-            if out:
-                edges[state] = out
+                    next_states[nxt] = short + short_change
+                if out:
+                    edges[state] = out
         layers.append(edges)
         states = next_states
         if not states:
@@ -458,9 +447,29 @@ def _commit_options(problem: CommitProblem) -> CommitOptions:
     )
 
 
+def _moves(
+    step: int, field_bits: int, choices: list[tuple[int, int, bool, int]], supply: list[int], most: list[int], later: int
+) -> list[tuple[int, int, int, int, int, int]]:
+    """Every move at ``step`` from states whose changing bits are ``field_bits``: (new
+    bits, change of the wildcards still needed, the wildcards this move needs in all
+    (balance change, shortfall change, and the rank's groups' need), balance change as
+    packed bits, hand-card bit, record)."""
+    run_shift, kept_shift, _ = _FIELDS[step]
+    fields = (field_bits >> run_shift & 0x1FF, field_bits >> kept_shift & 7, field_bits >> _GROUP_OFFSET & 0xFF)
+    out = []
+    for count, delta, puts, record in choices:
+        for bits, short_change in _scored_outcomes(step, fields, count, supply, most):
+            group = bits >> _GROUP_OFFSET & 0xFF
+            group_need = max(0, 3 * max(1, group >> 5) - (group & 31) - later) if group else 0
+            out.append(
+                (bits, short_change, delta + short_change + group_need, delta << _BALANCE_OFFSET, _PLACED_BIT if puts else 0, record)
+            )
+    return out
+
+
 def _scored_outcomes(
     step: int, fields: tuple[int, int, int], count: int, supply: list[int], most: list[int]
-) -> list[tuple[int, int]]:
+) -> tuple[tuple[int, int], ...]:
     """``_step_outcomes`` with the change each makes to the wildcards still needed.
 
     Sequences of 3+ beyond what the next position can possibly extend (``most`` cards of
@@ -468,15 +477,26 @@ def _scored_outcomes(
     states that differ only in them have the same future and merge.
     """
     position, suit, _ = _identity(step)
-    runs, kept, _ = fields
-    before = _suit_shortfall(suit, position - 1, runs, kept, supply)
+    base = suit * NUM_RANKS
+    # the suit's supply at the positions the shortfall looks at: p, p+1, p+2, Q, K
+    ahead = tuple(supply[base + at] if at < ACE_HIGH else 0 for at in (position, position + 1, position + 2, 11, 12))
+    room = most[base + position + 1] if position < ACE_HIGH - 1 else 0
+    return _scored_outcomes_cached(step, *fields, count, room, ahead)
+
+
+@lru_cache(maxsize=1 << 18)
+def _scored_outcomes_cached(
+    step: int, runs: int, kept: int, group: int, count: int, most_next: int, ahead: tuple[int, ...]
+) -> tuple[tuple[int, int], ...]:
+    position, _, _ = _identity(step)
+    before = _suit_shortfall(position - 1, runs, kept, position, ahead)
     run_shift, kept_shift, _ = _FIELDS[step]
     out = []
-    for bits, _ in _step_outcomes(step, *fields, count):
+    for bits, _ in _step_outcomes(step, runs, kept, group, count):
         new_runs, new_kept = bits >> run_shift & 0x1FF, bits >> kept_shift & 7
         short1, short2, long = _unpack_runs(new_runs)
         if position < ACE_HIGH - 1:
-            room = most[suit * NUM_RANKS + position + 1] - short1 - short2
+            room = most_next - short1 - short2
         elif position == ACE_HIGH - 1:
             room = new_kept - short2
         else:
@@ -484,10 +504,10 @@ def _scored_outcomes(
         if long > max(room, 0):
             new_runs = _pack_runs((short1, short2, max(room, 0)))
             bits = bits & ~(0x1FF << run_shift) | new_runs << run_shift
-        after = _suit_shortfall(suit, position, new_runs, new_kept, supply)
+        after = _suit_shortfall(position, new_runs, new_kept, position, ahead)
         if after < NO_LIMIT:
             out.append((bits, after - before))
-    return out
+    return tuple(out)
 
 
 def _later_in_rank(step: int, supply: list[int], limit: int) -> int:
@@ -498,10 +518,11 @@ def _later_in_rank(step: int, supply: list[int], limit: int) -> int:
     return sum(min(limit, supply[s * NUM_RANKS + position]) for s in range(suit + 1, NUM_SUITS))
 
 
-def _suit_shortfall(suit: int, done: int, runs: int, kept: int, supply: list[int]) -> int:
+def _suit_shortfall(done: int, runs: int, kept: int, position: int, ahead: tuple[int, ...]) -> int:
     """A lower bound on the wildcards one suit still needs once its position ``done`` is
     decided: cards its open sequences and its aces kept high need where the table and the
-    hand hold too few (NO_LIMIT when nothing can help)."""
+    hand hold too few (NO_LIMIT when nothing can help). ``ahead`` is the suit's supply at
+    ``position``, the two positions after it, Q and K."""
     short1, short2, long = _unpack_runs(runs)
     if done >= ACE_HIGH - 1:
         if done == ACE_HIGH - 1 and (short1 or not short2 <= kept <= short2 + long):
@@ -511,8 +532,8 @@ def _suit_shortfall(suit: int, done: int, runs: int, kept: int, supply: list[int
     for at in (ACE_HIGH - 2, ACE_HIGH - 1):
         if at > done:
             need[at] = max(need.get(at, 0), kept)
-    base = suit * NUM_RANKS
-    return sum(max(0, n - supply[base + at]) for at, n in need.items() if at < ACE_HIGH)
+    offsets = {position: 0, position + 1: 1, position + 2: 2, 11: 3, 12: 4}
+    return sum(max(0, n - ahead[offsets[at]]) for at, n in need.items() if at < ACE_HIGH)
 
 
 def _identity_choices(problem: CommitProblem, step: int, limit: int, wildcards: int) -> list[tuple[int, int, bool, int]]:
