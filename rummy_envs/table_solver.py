@@ -24,7 +24,7 @@ action.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
@@ -95,6 +95,40 @@ class CommitOptions:
 
 
 NOTHING = CommitOptions(False, False, 0, 0, 0, 0, 0)
+MOVES = ("place", "joker_as", "freed_as", "replace_from_hand", "replace_from_table")
+"""The placement kinds, named as the ``CommitOptions`` masks that offer them."""
+
+
+def after(problem: CommitProblem, move: str, card: int) -> CommitProblem:
+    """The commit after one placement (``move`` one of ``MOVES``, at identity ``card``),
+    for agents and users who plan a commit ahead. Raises ValueError when the problem has
+    no such card or joker to move; it does not check that a legal COMMIT stays reachable
+    (``commit_options`` says that)."""
+
+    def bump(values: tuple[int, ...], amount: int) -> tuple[int, ...]:
+        if values[card] + amount < 0:
+            raise ValueError(f"{move} {card}: nothing there to move")
+        return values[:card] + (values[card] + amount,) + values[card + 1 :]
+
+    p = problem
+    if move == "place":
+        return replace(p, hand=bump(p.hand, -1), table=bump(p.table, 1), spare_naturals=bump(p.spare_naturals, 1), need_hand_card=False)
+    if move == "joker_as":
+        if not p.hand_jokers:
+            raise ValueError("joker_as: no joker in the hand")
+        return replace(p, hand_jokers=p.hand_jokers - 1, table=bump(p.table, 1), jokers_at=bump(p.jokers_at, 1), need_hand_card=False)
+    if move == "freed_as":
+        if not p.free_jokers:
+            raise ValueError("freed_as: no freed joker waiting")
+        return replace(p, free_jokers=p.free_jokers - 1, table=bump(p.table, 1), jokers_at=bump(p.jokers_at, 1))
+    if move == "replace_from_hand":
+        return replace(p, hand=bump(p.hand, -1), jokers_at=bump(p.jokers_at, -1), free_jokers=p.free_jokers + 1, need_hand_card=False)
+    if move == "replace_from_table":
+        return replace(
+            p, table=bump(p.table, -1), jokers_at=bump(p.jokers_at, -1), spare_naturals=bump(p.spare_naturals, -1),
+            free_jokers=p.free_jokers + 1,
+        )
+    raise ValueError(f"unknown move {move!r}; moves: {', '.join(MOVES)}")
 
 
 def _groups_fit(total: int, largest: int) -> bool:

@@ -196,3 +196,22 @@ def test_commit_options_agree_with_oracle_many(seed):
     problem = random_case(random.Random(seed))
     assert TS.commit_options(problem) == oracle_options(problem)
     check_arrangement(problem.table, problem.max_copies)
+
+
+def test_after_makes_each_move_as_the_oracle_does():
+    """``after`` (for agents planning a commit) agrees with the oracle's own move effects."""
+    checked = 0
+    for seed in range(150):
+        problem = random_case(random.Random(seed))
+        for kind, options in moves(problem).items():
+            for card, expected in options.items():
+                assert TS.after(problem, kind, card) == expected, (seed, kind, card)
+                checked += 1
+    assert checked > 500
+    problem = problem_of("7D 9D", "8D")
+    with pytest.raises(ValueError, match="joker_as: no joker"):
+        TS.after(problem, "joker_as", 0)
+    with pytest.raises(ValueError, match="place 0: nothing there"):
+        TS.after(problem, "place", 0)
+    with pytest.raises(ValueError, match="unknown move"):
+        TS.after(problem, "discard", 0)
