@@ -972,7 +972,8 @@ def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:
         if rng.random() < 0.02:
             round_trip(spec, state)  # what play reaches from a state read from a dict reads back
     assert state.current_player == -1 and state.legal_actions() == []
-    assert abs(sum(state.returns())) < 1e-9
+    returns = state.returns()
+    assert abs(sum(returns)) <= 1e-9 * max(1.0, *map(abs, returns)), returns  # options may make points huge
     round_trip(spec, state)
 
 
