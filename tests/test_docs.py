@@ -8,6 +8,7 @@ import ast
 import dataclasses
 import doctest
 import inspect
+import random
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from rummy_envs.games import rummy500 as R
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GIN_DOC = DOCS / "gin_rummy.md"
-ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "observe_opponent_hand", "num_players")
+ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "observe_opponent_hand",
+               "num_players")
 
 
 def _cells(line: str) -> list[str]:
@@ -129,7 +131,7 @@ def test_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
 
 
-@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md", "tournaments.md", "least_count.md"])
+@pytest.mark.parametrize("doc", ["gin_rummy.md", "conventions.md", "rummy500.md", "tournaments.md", "least_count.md", "table_solver.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples in the fenced python blocks, run in order with shared names."""
     text = (DOCS / doc).read_text()
@@ -173,7 +175,7 @@ def test_hollywood_examples_run():
 
 
 RUMMY500_DOC = DOCS / "rummy500.md"
-RUMMY500_ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action")
+RUMMY500_ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "rich_info")
 
 
 def test_rummy500_observation_table_matches_layout():
@@ -291,3 +293,88 @@ def test_least_count_documented_sizes():
     assert f"{env.state().shape[0]} entries by default" in text
     two, ten = least_count_v0.raw_env(num_players=2), least_count_v0.raw_env(num_players=10)
     assert f"two players have {two.observation_size} entries, ten {ten.observation_size}" in text
+
+
+# -- state dict tables (docs/<game>.md, "State dicts") ----------------------------------------
+CARD = re.compile(r"(?:[A2-9TJQK][CDHS]|JK)")
+
+
+def value_fits(value: object, kind: str) -> bool:
+    """Does a JSON value fit a documented type: ``int``, ``bool``, ``str``, ``dict``, ``card``,
+    ``cards`` (a list of cards), ``list of T``, ``[T, U]`` and ``T or null``?"""
+    if " or " in kind:
+        return any(value_fits(value, part) for part in kind.split(" or "))
+    if kind.startswith("list of "):
+        return isinstance(value, list) and all(value_fits(v, kind[len("list of "):]) for v in value)
+    if kind.startswith("["):
+        parts = kind[1:-1].split(", ")
+        return isinstance(value, list) and len(value) == len(parts) and all(map(value_fits, value, parts))
+    checks = {"null": lambda v: v is None, "int": lambda v: type(v) is int, "bool": lambda v: type(v) is bool,
+              "str": lambda v: type(v) is str, "dict": lambda v: type(v) is dict,
+              "card": lambda v: type(v) is str and CARD.fullmatch(v) is not None,
+              "cards": lambda v: isinstance(v, list) and all(value_fits(c, "card") for c in v)}
+    assert kind in checks, f"unknown documented type {kind!r}"
+    return checks[kind](value)
+
+
+def sample_dicts(state_class: type, configs: list, games: int = 4) -> list[dict]:
+    """Dicts of random points (the deal, some turns, the end) of random games of each config."""
+    rng = random.Random(12)
+    out = []
+    for config in configs:
+        for seed in range(games):
+            state = state_class(config, seed)
+            out.append(state.to_dict())
+            while not state.is_terminal():
+                state.apply(rng.choice(state.legal_actions()))
+                if rng.random() < 0.05:
+                    out.append(state.to_dict())
+            out.append(state.to_dict())
+    return out
+
+
+STATE_DOCS = {
+    "gin_rummy.md": (G.GinState, [G.GinConfig(), G.GinConfig(variant="oklahoma", knocker_arrangement="explicit",
+                                                              layoff_mode="explicit", episode="match", target_score=30,
+                                                              big_gin_bonus=31, max_hands_per_match=3)]),
+    "rummy500.md": (R.Rummy500State, [R.Rummy500Config(), R.Rummy500Config(num_players=3, num_jokers=1, episode="match",
+                                                                           max_hands=2, deal_seed_mode="daily")]),
+    "least_count.md": (L.LeastCountState, [L.LeastCountConfig(), L.LeastCountConfig(cut_joker=True, episode="match",
+                                                                                     num_printed_jokers=1, max_rounds=3)]),
+}
+
+
+def check_state_table(rows: list[list[str]], dicts: list[dict]) -> None:
+    """The documented keys are the dicts' keys in order, and every value fits its type."""
+    documented = [(ticked(r[0]), r[1]) for r in rows]
+    assert [key for key, _ in documented] == list(dicts[0]), "the table's keys are not to_dict's, in order"
+    for d in dicts:
+        for key, kind in documented:
+            assert value_fits(d[key], kind), f"{key} = {d[key]!r} is not {kind}"
+
+
+@pytest.mark.parametrize("doc", sorted(STATE_DOCS))
+def test_state_dict_table_matches_to_dict(doc):
+    state_class, configs = STATE_DOCS[doc]
+    dicts = sample_dicts(state_class, configs)
+    check_state_table(table(["key", "type", "meaning"], DOCS / doc), dicts)
+    if doc == "gin_rummy.md":
+        check_state_table(table(["match key", "type", "meaning"], DOCS / doc), [d["match"] for d in dicts])
+    if doc == "rummy500.md":
+        melds = [m for d in dicts for m in d["melds"]]
+        assert melds
+        check_state_table(table(["meld key", "type", "meaning"], DOCS / doc), melds)
+
+
+def test_hollywood_state_dict_table_matches_the_sheet():
+    from rummy_envs.games.hollywood import HollywoodConfig, HollywoodState
+
+    dicts = sample_dicts(HollywoodState, [HollywoodConfig(episode="match", target_score=30, max_hands_per_match=4)])
+    assert [ticked(r[0]) for r in table(["key", "type", "meaning"])] == list(dicts[0])  # gin's table holds
+    check_state_table(table(["match key", "type", "meaning"], HOLLYWOOD_DOC), [d["match"] for d in dicts])
+
+
+def test_value_fits_has_teeth():
+    assert value_fits([["AS", 0]], "list of [card, int]") and not value_fits([["AS", "0"]], "list of [card, int]")
+    assert value_fits(None, "card or null") and not value_fits("A", "card or null")
+    assert value_fits([[1, 2]], "list of list of int") and not value_fits([[True]], "list of list of int")
