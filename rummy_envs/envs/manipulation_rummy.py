@@ -1,0 +1,190 @@
+"""manipulation_rummy_v0: the PettingZoo AEC environment over ``rummy_envs.games.manipulation_rummy``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_envs import cards as C
+from rummy_envs.envs.base import RummyEnv, Segment, make_layout
+from rummy_envs.games import manipulation_rummy as M
+
+N = M.NUM_CARDS
+IDS = M.NUM_IDS
+_PHASES = len(M.Phase)
+
+
+class ManipulationRummyEnv(RummyEnv):
+    """Manipulation Rummy (Carousel) for 2-5 players as an AEC environment.
+
+    Keyword options are the rules options of ``ManipulationConfig`` (see
+    docs/manipulation_rummy.md), ``num_players`` among them, plus ``render_mode``,
+    ``reward`` ("points" | "win_loss"), ``reward_scale``, ``illegal_action``
+    ("raise" | "terminate") and ``rich_info`` (the round results in the infos).
+    """
+
+    metadata = {"name": "manipulation_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    num_actions = M.NUM_ACTIONS
+    state_class = M.ManipulationState
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
+                 illegal_action: str = "raise", rich_info: bool = False, **rules: Any) -> None:
+        self.config = cfg = self._rules_config(rules)
+        super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
+                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
+        self._off = {name: s.offset for name, s in self.layout.items()}
+        n = cfg.num_players
+        self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
+        self._per_card = 1.0 / cfg.deck_size
+
+    # -- layout and encoding -------------------------------------------------------------------
+    def observation_layout(self) -> dict[str, Segment]:
+        """Named segments of the observation vector, in order (seats relative: me first)."""
+        cfg = self.config
+        n = cfg.num_players
+        jokers = float(max(cfg.total_jokers, 1))
+        on_table = float(cfg.decks + cfg.total_jokers if cfg.identity_limit is None else cfg.decks)
+        return make_layout([
+            ("hand", IDS, float(cfg.max_copies), "count of each card id in my hand (52: jokers)"),
+            ("table", N, on_table, "cards of each identity on the table: naturals and jokers declared as it"),
+            ("table_jokers", N, jokers, "jokers on the table declared as each identity"),
+            ("spare_naturals", N, float(cfg.decks),
+             "table naturals of each identity that may still replace a joker in the commit in progress"),
+            ("placed", IDS, float(cfg.max_copies),
+             "cards the player to move has put on the table from its hand in this commit (52: jokers)"),
+            ("freed_jokers", 1, jokers, "freed jokers waiting to be placed"),
+            ("draws", 1, 1.0, "draws of the player to move this turn / max_draws"),
+            ("table_ops", 1, 1.0, "placements in the commit in progress / max_table_ops_per_turn"),
+            ("hand_sizes", n, 1.0, "cards in each seat's hand / deck size"),
+            ("stock_size", 1, 1.0, "cards in the stock / deck size"),
+            ("phase", _PHASES, 1.0, "one-hot phase: " + ", ".join(p.name for p in M.Phase)),
+            ("to_move", n, 1.0, "one-hot seat to move (none once over)"),
+            ("dealer", n, 1.0, "one-hot seat of the dealer"),
+            ("scores", n, np.inf, "match totals / target_score (0 in hand mode)"),
+            ("rounds_won", n, 1.0, "rounds each seat has won / max_rounds"),
+        ])
+
+    def _encode(self, player: int) -> np.ndarray:
+        g = self.game
+        off = self._off
+        n = g.n
+        seats = self._seats[player]
+        obs = np.zeros(self.observation_size, np.float32)
+        start = off["hand"]
+        obs[start:start + IDS] = g.hands[player]
+        start = off["table_jokers"]
+        obs[start:start + N] = g.jokers_at
+        start = off["table"]
+        obs[start:start + N] = g.naturals
+        obs[start:start + N] += obs[off["table_jokers"]:off["table_jokers"] + N]
+        start = off["spare_naturals"]
+        obs[start:start + N] = g.spare if g.in_commit else g.naturals
+        if g.in_commit:
+            start = off["placed"]
+            obs[start:start + IDS] = g.placed
+            obs[off["freed_jokers"]] = g.free_jokers
+            obs[off["table_ops"]] = g.ops / self.config.max_table_ops_per_turn
+        obs[off["draws"]] = g.draws / self.config.max_draws
+        start = off["hand_sizes"]
+        obs[start:start + n] = [g.sizes[q] * self._per_card for q in seats]
+        obs[off["stock_size"]] = len(g.stock) * self._per_card
+        obs[off["phase"] + g.phase] = 1.0
+        if g.current_player >= 0:
+            obs[off["to_move"] + (g.current_player - player) % n] = 1.0
+        obs[off["dealer"] + (g.dealer - player) % n] = 1.0
+        scores = g.final if g.final is not None else g.totals
+        if any(scores):
+            start = off["scores"]
+            obs[start:start + n] = [scores[q] / self.config.target_score for q in seats]
+        if any(g.rounds_won):
+            start = off["rounds_won"]
+            obs[start:start + n] = [g.rounds_won[q] / self.config.max_rounds for q in seats]
+        return obs
+
+    def _state_parts(self) -> list[tuple[str, int, float, str]]:
+        """After player 0's observation: every seat's hand (53 counts each, absolute seats),
+        the stock from its top ((card id + 1) / 53 per position), and the seat to move."""
+        cfg = self.config
+        return [("hands", cfg.num_players * IDS, float(cfg.max_copies), "count of each card id per seat (absolute seats)"),
+                ("stock", cfg.deck_size, 1.0, "the stock from its top: (card id + 1) / 53 per position"),
+                ("to_move", cfg.num_players, 1.0, "one-hot seat to move (none once over)")]
+
+    def _state_extra(self) -> np.ndarray:
+        g = self.game
+        size = self.config.deck_size
+        hands = np.asarray(g.hands, np.float32).ravel()
+        stock = np.zeros(size, np.float32)
+        if g.stock:
+            stock[:len(g.stock)] = np.add(g.stock[::-1], 1) / IDS
+        to_move = np.zeros(g.n, np.float32)
+        if g.current_player >= 0:
+            to_move[g.current_player] = 1.0
+        return np.concatenate([hands, stock, to_move])
+
+    # -- engine glue ---------------------------------------------------------------------------
+    def action_to_str(self, action: int) -> str:
+        return M.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        return M.str_to_action(text)
+
+    def player_view(self, agent: str) -> M.ManipulationView:
+        """Frozen view of exactly what ``agent`` may see (hand, table, sizes, scores)."""
+        return self.game.view(self.agent_name_mapping[agent])
+
+    def _render_text(self, symbols: bool) -> str:
+        g = self.game
+        cfg = self.config
+        fmt = lambda cs: C.format(cs, symbols) or "-"  # noqa: E731
+        lines = [f"{self.metadata['name']}  round {g.round_index + 1}  phase {g.phase.name}  dealer player_{g.dealer}  "
+                 f"stock {len(g.stock)}  draws {g.draws}/{cfg.max_draws}"]
+        scores = g.final if g.final is not None else g.totals
+        for q in range(g.n):
+            arrow = "->" if g.current_player == q else "  "
+            lines.append(f"{arrow} player_{q}: {fmt(g.hand_cards(q))}  (value {g.hand_value(q)}, score {scores[q]}, "
+                         f"rounds won {g.rounds_won[q]})")
+        committed = g.start_jokers if g.in_commit else g.jokers_at
+        lines.append("   table" + (" at the start of the commit" if g.in_commit else "") + ": "
+                     + (format_arrangement(g.arrangement, committed, symbols) or "empty"))
+        if g.in_commit:
+            arranged = M.TS.arrange(g.table_counts(), g.max_copies)
+            now = (format_arrangement(arranged, g.jokers_at, symbols) if arranged is not None
+                   else f"{format_table(g.table_counts(), g.jokers_at, symbols)} (not legal yet)")
+            lines.append(f"   table now: {now}")
+            lines.append(f"   placed from the hand: {fmt(M.cards_of(g.placed))}   freed jokers: {g.free_jokers}   "
+                         f"placements: {g.ops}/{cfg.max_table_ops_per_turn}")
+        if g.hand_results and (g.is_terminal() or cfg.episode == "match"):
+            r = g.hand_results[-1]
+            ender = f" by player_{r.ender}" if r.ender >= 0 else ""
+            lines.append(f"   last round: {r.kind}{ender}, values {r.values}, winners "
+                         f"{['player_' + str(q) for q in r.winners]}, points {r.points}")
+        if g.is_terminal() and cfg.episode == "match":
+            lines.append(f"   final totals: {g.final or g.totals}  winners: "
+                         f"{['player_' + str(q) for q in g.winners] or 'none (round cap)'}")
+        return "\n".join(lines)
+
+
+def format_arrangement(melds: Any, jokers_at: list[int], symbols: bool = False) -> str:
+    """A legal arrangement as text, e.g. ``[7D 8D 9D] [5S 6S JK(=7S)]``: jokers are written
+    ``JK(=identity)``, on the first copies of their identities."""
+    jokers = list(jokers_at)
+    return " ".join("[" + _format_cards(meld, jokers, symbols) + "]" for meld in melds)
+
+
+def format_table(counts: list[int], jokers_at: list[int], symbols: bool = False) -> str:
+    """The table's identities in id order, jokers written ``JK(=identity)``."""
+    return _format_cards(M.cards_of(counts), list(jokers_at), symbols)
+
+
+def _format_cards(cards: Any, jokers: list[int], symbols: bool) -> str:
+    """Cards as text; ``jokers`` (counts per identity, used up as they are written) says
+    which of them are jokers."""
+    out = []
+    for card in cards:
+        text = C.format_card(card, symbols)
+        if jokers[card]:
+            jokers[card] -= 1
+            text = f"JK(={text})"
+        out.append(text)
+    return " ".join(out)
