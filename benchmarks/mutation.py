@@ -379,10 +379,12 @@ def run_tests(copy: Path, command: list[str], timeout: float) -> tuple[int | Non
     return proc.returncode, time.perf_counter() - start, failed, output[-2000:]
 
 
-def pytest_command(paths: list[str], deselect: list[str], stop_first: bool) -> list[str]:
-    """``python -m pytest -q`` over ``paths`` in order, without the deselected test ids."""
+def pytest_command(paths: list[str], deselect: list[str], stop_first: bool, keyword: str = "") -> list[str]:
+    """``python -m pytest -q`` over ``paths`` in order, without the deselected test ids (and
+    only the tests matching ``keyword``, a ``-k`` expression, when given)."""
     command = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *paths]
     command += ["-x"] if stop_first else []
+    command += ["-k", keyword] if keyword else []
     for test_id in deselect:
         command += ["--deselect", test_id]
     return command
@@ -419,6 +421,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per mutant (default: 3 x the unmutated run, at least 120)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run (then give --timeout)")
+    parser.add_argument("--keyword", default="",
+                        help="a pytest -k expression for every run, e.g. 'not manipulation' for a game not landed yet")
     parser.add_argument("--quick", action="store_true",
                         help="only the module's own test files: a survivor is one of those, not of the default run")
     parser.add_argument("--out", type=Path, default=Path("mutation.jsonl"), help="JSON lines of the results")
@@ -468,7 +472,7 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
             paths = sorted({t for m in mutants for t in own_tests(TARGETS[m.module], args.tests)})
         else:
             paths = args.tests or ["tests"]
-        rc, seconds, failed, tail = run_tests(copy, pytest_command(paths, [], False), timeout)
+        rc, seconds, failed, tail = run_tests(copy, pytest_command(paths, [], False, args.keyword), timeout)
         deselect = failed
         timeout = args.timeout or max(120.0, 3 * seconds)
         print(f"unmutated run: rc {rc} in {seconds:.0f}s; deselected in every mutant run: {deselect or 'none'}",
@@ -486,7 +490,7 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
             seconds = 0.0
             try:
                 for paths in stages(target, args.tests, args.quick):
-                    rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True), timeout)
+                    rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True, args.keyword), timeout)
                     seconds += took
                     if rc != 0:
                         break
