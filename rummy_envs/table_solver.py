@@ -412,30 +412,54 @@ def _commit_options(problem: CommitProblem) -> CommitOptions:
     supply = [t + h for t, h in zip(problem.table, problem.hand)]
     most = [min(limit, n + wildcards) for n in supply]
     later_in_rank = [_later_in_rank(step, supply, limit) for step in range(NUM_STEPS)]
+    aces = _AceSets(max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)))
     start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
-    layers: list[dict[int, dict[int, int]]] = []
-    states = {start: 0}  # state -> lower bound on the wildcards its open sequences still need
+    # Aces kept for the high end are not in the state: each state carries the set of kept-ace
+    # vectors it is reachable with (a bitset, ``_AceSets``), since only the ace-high steps
+    # read them. States that differ only in kept aces merge, and one transition serves all.
+    layers: list[dict[int, dict[tuple[int, int], int]]] = []
+    states: dict[int, list[int]] = {start: [0, 1]}  # state -> [wildcards still needed at least, kept-ace set]
+    history: list[dict[int, list[int]]] = []
     for step in range(NUM_STEPS):
+        history.append(states)
+        position, suit, _ = _identity(step)
         ceiling = free + held + freeable_after[step + 1]
         changed = _FIELDS[step][2]
-        edges: dict[int, dict[int, int]] = {}
-        next_states: dict[int, int] = {}
+        edges: dict[int, dict[tuple[int, int], int]] = {}
+        next_states: dict[int, list[int]] = {}
+        if position == ACE_HIGH:  # the kept aces end their suit's sequences: nothing to choose
+            for state, (short, kept) in states.items():
+                nxt = state & ~changed
+                edges[state] = {(nxt, 0): 0}
+                entry = next_states.setdefault(nxt, [short, 0])
+                entry[1] |= kept
+            layers.append(edges)
+            states = next_states
+            continue
         by_fields: dict[int, list[int]] = {}
         for state in states:
             by_fields.setdefault(state & changed, []).append(state)
         for field_bits, members in by_fields.items():
-            moves = _moves(step, field_bits, choices[step], supply, most, later_in_rank[step])
+            moves = _moves(step, field_bits, choices[step], supply, most, later_in_rank[step], aces)
             for state in members:
-                short = states[state]
+                short, kept = states[state]
                 room = ceiling - ((state >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO) - short
                 rest = state & ~changed
-                out: dict[int, int] = {}
-                for bits, short_change, cost, shift, puts, record in moves:
+                out: dict[tuple[int, int], int] = {}
+                for bits, short_change, cost, shift, puts, record, transform in moves:
                     if cost > room:
                         continue
                     nxt = (rest + shift) | bits | puts
-                    out[nxt] = out.get(nxt, 0) | record
-                    next_states[nxt] = short + short_change
+                    reach = aces.forward(kept, transform)
+                    if not reach:
+                        continue
+                    key = (nxt, transform)
+                    out[key] = out.get(key, 0) | record
+                    entry = next_states.get(nxt)
+                    if entry is None:
+                        next_states[nxt] = [short + short_change, reach]
+                    else:
+                        entry[1] |= reach
                 if out:
                     edges[state] = out
         layers.append(edges)
@@ -443,28 +467,43 @@ def _commit_options(problem: CommitProblem) -> CommitOptions:
         if not states:
             return NOTHING
     low, high = free + _BALANCE_ZERO, free + held + _BALANCE_ZERO
-    good = {s for s in states if low <= s >> _BALANCE_OFFSET & 63 <= high and (s & _PLACED_BIT or s >> _BALANCE_OFFSET & 63 > low)}
-    good_with_joker = {s for s in states if low + 1 <= s >> _BALANCE_OFFSET & 63 <= high}
+    good = {}
+    good_with_joker = {}
+    for state, (_, kept) in states.items():
+        balance = state >> _BALANCE_OFFSET & 63
+        if low <= balance <= high and (state & _PLACED_BIT or balance > low):
+            good[state] = kept
+        if low + 1 <= balance <= high:
+            good_with_joker[state] = kept
     place = joker_as = wildcard = replace_from_hand = freed = 0
     for step in reversed(range(NUM_STEPS)):
         card_bit = 1 << _identity(step)[2]
-        new_good, new_good_with_joker = set(), set()
+        new_good: dict[int, int] = {}
+        new_good_with_joker: dict[int, int] = {}
+        reach = history[step]
         for state, out in layers[step].items():
-            for nxt, record in out.items():
-                if nxt in good:
-                    new_good.add(state)
-                    if record & _PLACED:
-                        place |= card_bit
-                    if record & _JOKER_FITS:
-                        wildcard |= card_bit
-                    if record & _FREED:
-                        freed |= card_bit
-                    if record & _PLACED_AND_FREED:
-                        replace_from_hand |= card_bit
-                if nxt in good_with_joker:
-                    new_good_with_joker.add(state)
-                    if record & _JOKER_FITS:
-                        joker_as |= card_bit
+            kept = reach[state][1]
+            for (nxt, transform), record in out.items():
+                target = good.get(nxt)
+                if target:
+                    back = aces.backward(kept, transform, target)
+                    if back:
+                        new_good[state] = new_good.get(state, 0) | back
+                        if record & _PLACED:
+                            place |= card_bit
+                        if record & _JOKER_FITS:
+                            wildcard |= card_bit
+                        if record & _FREED:
+                            freed |= card_bit
+                        if record & _PLACED_AND_FREED:
+                            replace_from_hand |= card_bit
+                target = good_with_joker.get(nxt)
+                if target:
+                    back = aces.backward(kept, transform, target)
+                    if back:
+                        new_good_with_joker[state] = new_good_with_joker.get(state, 0) | back
+                        if record & _JOKER_FITS:
+                            joker_as |= card_bit
         good, good_with_joker = new_good, new_good_with_joker
     if start not in good:
         return NOTHING
@@ -481,28 +520,98 @@ def _commit_options(problem: CommitProblem) -> CommitOptions:
     )
 
 
+class _AceSets:
+    """Sets of kept-ace vectors (aces each suit keeps for the high end) as bitsets: vector
+    ``(k_0, .., k_3)`` is bit ``sum(k_s * base**s)``. An edge's transform is 0 (kept aces
+    untouched), a positive shift (an ace-low step sets its suit's count: the bit moves up by
+    ``count * base**suit``) or a negative filter id (a king step keeps only the vectors whose
+    suit count fits the sequences that reach the king)."""
+
+    def __init__(self, most_aces: int) -> None:
+        self.base = most_aces + 1
+        self.filters: list[int] = []
+        self._filter_ids: dict[tuple[int, int, int], int] = {}
+
+    def shift(self, suit: int, kept: int) -> int:
+        return kept * self.base**suit
+
+    def filter_id(self, suit: int, low: int, high: int) -> int:
+        """The transform keeping vectors whose suit count lies in [low, high]."""
+        key = (suit, low, high)
+        found = self._filter_ids.get(key)
+        if found is None:
+            self.filters.append(_kept_filter(self.base, suit, low, high))
+            found = self._filter_ids[key] = -len(self.filters)
+        return found
+
+    def forward(self, kept: int, transform: int) -> int:
+        if transform > 0:
+            return kept << transform
+        if transform < 0:
+            return kept & self.filters[-transform - 1]
+        return kept
+
+    def backward(self, kept: int, transform: int, target: int) -> int:
+        """The vectors of ``kept`` (before the edge) that reach ``target`` (after it). A
+        shift back can only land on vectors whose suit count is not 0, which ``kept``
+        (before its ace step) does not hold, so the intersection is exact."""
+        if transform > 0:
+            return kept & (target >> transform)
+        if transform < 0:
+            return kept & self.filters[-transform - 1] & target
+        return kept & target
+
+
+@lru_cache(maxsize=None)
+def _kept_filter(base: int, suit: int, low: int, high: int) -> int:
+    power = base**suit
+    return sum(1 << v for v in range(base**NUM_SUITS) if low <= v // power % base <= high)
+
+
 def _moves(
-    step: int, field_bits: int, choices: list[tuple[int, int, bool, int]], supply: list[int], most: list[int], later: int
-) -> list[tuple[int, int, int, int, int, int]]:
+    step: int,
+    field_bits: int,
+    choices: list[tuple[int, int, bool, int]],
+    supply: list[int],
+    most: list[int],
+    later: int,
+    aces: _AceSets,
+) -> list[tuple[int, int, int, int, int, int, int]]:
     """Every move at ``step`` from states whose changing bits are ``field_bits``: (new
     bits, change of the wildcards still needed, the wildcards this move needs in all
     (balance change, shortfall change, and the rank's groups' need), balance change as
-    packed bits, hand-card bit, record)."""
+    packed bits, hand-card bit, record, kept-ace transform)."""
+    position, suit, _ = _identity(step)
     run_shift, kept_shift, _ = _FIELDS[step]
-    fields = (field_bits >> run_shift & 0x1FF, field_bits >> kept_shift & 7, field_bits >> _GROUP_OFFSET & 0xFF)
+    fields = (field_bits >> run_shift & 0x1FF, 0, field_bits >> _GROUP_OFFSET & 0xFF)
     out = []
     for count, delta, puts, record in choices:
-        for bits, short_change in _scored_outcomes(step, fields, count, supply, most):
+        for bits, short_change in _scored_outcomes(step, fields, count, supply, most, aces.base - 1):
+            transform = 0
+            if position == 0:
+                transform = aces.shift(suit, bits >> kept_shift & 7)
+                bits &= ~(7 << kept_shift)
+            elif position == ACE_HIGH - 1:
+                _, short2, long = _unpack_runs(bits >> run_shift & 0x1FF)
+                transform = aces.filter_id(suit, short2, short2 + long)
             group = bits >> _GROUP_OFFSET & 0xFF
             group_need = max(0, 3 * max(1, group >> 5) - (group & 31) - later) if group else 0
             out.append(
-                (bits, short_change, delta + short_change + group_need, delta << _BALANCE_OFFSET, _PLACED_BIT if puts else 0, record)
+                (
+                    bits,
+                    short_change,
+                    delta + short_change + group_need,
+                    delta << _BALANCE_OFFSET,
+                    _PLACED_BIT if puts else 0,
+                    record,
+                    transform,
+                )
             )
     return out
 
 
 def _scored_outcomes(
-    step: int, fields: tuple[int, int, int], count: int, supply: list[int], most: list[int]
+    step: int, fields: tuple[int, int, int], count: int, supply: list[int], most: list[int], most_aces: int
 ) -> tuple[tuple[int, int], ...]:
     """``_step_outcomes`` with the change each makes to the wildcards still needed.
 
@@ -512,9 +621,9 @@ def _scored_outcomes(
     """
     position, suit, _ = _identity(step)
     base = suit * NUM_RANKS
-    # the suit's supply at the positions the shortfall looks at: p, p+1, p+2, Q, K
-    ahead = tuple(supply[base + at] if at < ACE_HIGH else 0 for at in (position, position + 1, position + 2, 11, 12))
-    room = most[base + position + 1] if position < ACE_HIGH - 1 else 0
+    # the suit's supply at the positions the shortfall looks at: p, p+1, p+2
+    ahead = tuple(supply[base + at] if at < ACE_HIGH else 0 for at in (position, position + 1, position + 2))
+    room = most[base + position + 1] if position < ACE_HIGH - 1 else most_aces
     return _scored_outcomes_cached(step, *fields, count, room, ahead)
 
 
@@ -523,24 +632,22 @@ def _scored_outcomes_cached(
     step: int, runs: int, kept: int, group: int, count: int, most_next: int, ahead: tuple[int, ...]
 ) -> tuple[tuple[int, int], ...]:
     position, _, _ = _identity(step)
-    before = _suit_shortfall(position - 1, runs, kept, position, ahead)
-    run_shift, kept_shift, _ = _FIELDS[step]
+    before = _suit_shortfall(position - 1, runs, position, ahead)
+    run_shift = _FIELDS[step][0]
     out = []
     for bits, _ in _step_outcomes(step, runs, kept, group, count):
-        new_runs, new_kept = bits >> run_shift & 0x1FF, bits >> kept_shift & 7
+        new_runs = bits >> run_shift & 0x1FF
         short1, short2, long = _unpack_runs(new_runs)
         if position < ACE_HIGH - 1:
             room = most_next - short1 - short2
         elif position == ACE_HIGH - 1:
-            room = new_kept - short2
+            room = most_next - short2  # at the king: the most aces a suit can keep for the high end
         else:
             room = 0
         if long > max(room, 0):
             new_runs = _pack_runs((short1, short2, max(room, 0)))
             bits = bits & ~(0x1FF << run_shift) | new_runs << run_shift
-        after = _suit_shortfall(position, new_runs, new_kept, position, ahead)
-        if after < NO_LIMIT:
-            out.append((bits, after - before))
+        out.append((bits, _suit_shortfall(position, new_runs, position, ahead) - before))
     return tuple(out)
 
 
@@ -552,22 +659,16 @@ def _later_in_rank(step: int, supply: list[int], limit: int) -> int:
     return sum(min(limit, supply[s * NUM_RANKS + position]) for s in range(suit + 1, NUM_SUITS))
 
 
-def _suit_shortfall(done: int, runs: int, kept: int, position: int, ahead: tuple[int, ...]) -> int:
+def _suit_shortfall(done: int, runs: int, position: int, ahead: tuple[int, ...]) -> int:
     """A lower bound on the wildcards one suit still needs once its position ``done`` is
-    decided: cards its open sequences and its aces kept high need where the table and the
-    hand hold too few (NO_LIMIT when nothing can help). ``ahead`` is the suit's supply at
-    ``position``, the two positions after it, Q and K."""
-    short1, short2, long = _unpack_runs(runs)
+    decided: cards its open sequences need where the table and the hand hold too few.
+    ``ahead`` is the suit's supply at ``position`` and the two positions after it (the
+    aces kept for the high end are checked by the king step's kept-ace filter)."""
+    short1, short2, _ = _unpack_runs(runs)
     if done >= ACE_HIGH - 1:
-        if done == ACE_HIGH - 1 and (short1 or not short2 <= kept <= short2 + long):
-            return NO_LIMIT
         return 0
-    need = {done + 1: short1 + short2, done + 2: short1}
-    for at in (ACE_HIGH - 2, ACE_HIGH - 1):
-        if at > done:
-            need[at] = max(need.get(at, 0), kept)
-    offsets = {position: 0, position + 1: 1, position + 2: 2, 11: 3, 12: 4}
-    return sum(max(0, n - ahead[offsets[at]]) for at, n in need.items() if at < ACE_HIGH)
+    need = ((done + 1, short1 + short2), (done + 2, short1))
+    return sum(max(0, n - ahead[at - position]) for at, n in need if at < ACE_HIGH)
 
 
 def _identity_choices(problem: CommitProblem, step: int, limit: int, wildcards: int) -> list[tuple[int, int, bool, int]]:
