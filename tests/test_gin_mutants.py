@@ -659,3 +659,48 @@ def test_win_loss_paid_on_reset_from_a_finished_state(episode):
         paid[agent] = reward
         env.step(None)
     assert paid == {"player_0": 1.0, "player_1": -1.0}
+
+
+# ---------------------------------------------------------------------------------------
+# The knock card
+
+
+@pytest.mark.parametrize("options", [{}, {"knocker_arrangement": "explicit", "layoff_mode": "explicit"}])
+def test_knocking_a_card_taken_earlier_forgets_it(options):
+    """The non-dealer takes the upcard KD (known to the dealer), and two turns later knocks
+    with it: face down, it is no longer a known card of that hand."""
+    state = GinState(GinConfig(**options), seed=0, dealer=1,
+                     deck=_deck("AC 2C 3C 4D 5D 6D 7H 8H 9H TS", "2S 3D 5C 7C 8C JC QH KH KS QS", "KD", "JD 9S"))
+    for name in ("TAKE_DISCARD", "DISCARD(TS)", "DRAW_STOCK", "DISCARD(JD)", "DRAW_STOCK"):
+        state.apply(G.str_to_action(name))
+    assert state.known[0] == 1 << C.parse_card("KD") and state.view(1).opponent_known == (C.parse_card("KD"),)
+    state.apply(G.str_to_action("KNOCK(KD)"))
+    assert state.knock_card == C.parse_card("KD")
+    assert state.known[0] == 0 and state.view(1).opponent_known == ()
+
+
+def test_a_knock_with_the_ace_of_clubs_reads_back():
+    """Card 0 as the knock card: the state dict keeps it (a falsy id is still a card)."""
+    state = GinState(GinConfig(), seed=0, dealer=1,
+                     deck=_deck("2C 3C 4C 4D 5D 6D 7H 8H 9H TS", "2S 3D 5C 7C 8C JC QH KH KS QS", "KD", "AC"))
+    for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(AC)"):
+        state.apply(G.str_to_action(name))
+    data = state.to_dict()
+    assert data["knock_card"] == "AC"
+    assert GinState.from_dict(data).to_dict() == data
+
+
+@pytest.mark.parametrize("action", ["DISCARD(AC)", "DISCARD(KS)", "KNOCK(KS)"])
+def test_the_first_and_last_card_ids_are_played(action):
+    """AC and KS (ids 0 and 51) at the edges of the DISCARD and KNOCK action ranges."""
+    state = GinState(GinConfig(), seed=0, dealer=1,
+                     deck=_deck("AC 2D 3D 4D 5H 6H 7H 8C 8D 8S", "2S 3S 5C 7C 9C JC QH KH TS QS", "KD", "KS"))
+    for name in ("PASS", "PASS", "DRAW_STOCK"):
+        state.apply(G.str_to_action(name))
+    card = C.parse_card(action[-3:-1])
+    state.apply(G.str_to_action(action))
+    assert not state.hands[0] >> card & 1
+    if action.startswith("DISCARD"):
+        assert state.pile[-1] == card and state.phase == Phase.DRAW and state.current_player == 1
+    else:
+        assert state.knock_card == card and state.hand_results[-1].knocker == 0
