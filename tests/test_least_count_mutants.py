@@ -225,6 +225,7 @@ def play_checked(options: dict, seed: int, max_steps: int = 600) -> tuple[LeastC
     state, rng = env.game, random.Random(seed)
     public = Public.deal(state)
     match = Match([0] * state.n, [False] * state.n)
+    returns = [0.0] * state.n  # per round: the mean points of its players minus one's own
     seen: Counter = Counter()
     for _ in range(max_steps):
         for player in range(state.n):
@@ -247,6 +248,9 @@ def play_checked(options: dict, seed: int, max_steps: int = 600) -> tuple[LeastC
             assert [result.counts[q] for q in players] == list(counts.values())
             assert result.points == oracle_round(state.config, declarer, players, counts)
             seen[result.kind] += 1
+            mean = sum(result.points[q] for q in players) / len(players)
+            for q in players:
+                returns[q] += mean - result.points[q]
             match.totals = [t + x for t, x in zip(match.totals, result.points)]
             if state.config.episode == "match":
                 out = oracle_eliminated(state.config, players, match.totals)
@@ -256,6 +260,8 @@ def play_checked(options: dict, seed: int, max_steps: int = 600) -> tuple[LeastC
                     match.out[q] = True
             if not state.is_terminal():
                 public = Public.deal(state)
+    if state.is_terminal():
+        assert state.returns() == pytest.approx(returns)
     return state, seen
 
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 import pytest
 
 import rummy500_oracle as oracle
+from rummy_envs import cards as C
 from rummy_envs import rummy500_v0
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.rummy500 import Phase, Rummy500State
 from test_rummy500_env import check_observation as check_observation_against_view
 from test_rummy500_env import meldy
-from test_rummy500_rules import exhausted, play
+from test_rummy500_rules import exhausted, play, scenario
 
 JOKER = R.JOKER
 
@@ -294,3 +295,24 @@ def test_match_hand_cap_truncates_and_ranks_by_total():
     play(state, "END_HAND")
     assert state.is_terminal() and state.truncated and state.winners == []
     assert state.scores() == [28, -3] and state.standings() == [28, -3]
+
+
+# ---------------------------------------------------------------------------------------
+# Jokers leaving a hand
+
+
+@pytest.mark.parametrize("leaves_by", ["DISCARD(JK)", "PICK_JOKER(5S)"])
+def test_a_joker_taken_from_the_pile_is_known_until_it_leaves(leaves_by):
+    """P takes the joker on top of the pile: everybody knows P holds it, until it is discarded
+    (re-discards allowed) or declared into a meld."""
+    state = scenario(["5C 5D 5H 9S", "KH AD 3C"], pile="4C JK", phase="DRAW", num_jokers=2,
+                     allow_rediscard_taken_card=True)
+    play(state, f"TAKE_DISCARD({len(state.pile) - 1})")
+    assert state.view(1).known[1] == (JOKER,) and state.view(0).known[0] == (JOKER,)
+    if leaves_by == "DISCARD(JK)":
+        play(state, "DISCARD(JK)")
+        assert state.pile[-1] == JOKER and state.current_player == 1
+    else:
+        play(state, "PICK(5C)", "PICK(5D)", leaves_by, "MELD_NEW")
+        assert state.melds[-1].jokers == 1 << C.parse_card("5S")
+    assert state.view(1).known[1] == () and JOKER not in state.hand_cards(0)
