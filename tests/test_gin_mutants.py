@@ -352,7 +352,9 @@ def knock_states(options: dict, games: int, seed: int) -> list[GinState]:
     found = []
     for game_seed in range(seed, seed + games):
         state, rng = GinState(GinConfig(**options), seed=game_seed), random.Random(game_seed)
-        while not state.is_terminal():
+        for _ in range(200):  # more moves than a hand has: a broken engine must not loop forever
+            if state.is_terminal():
+                break
             if any(G.KNOCK <= a < G.MELD for a in state.legal_actions()):
                 found.append(state.clone())
                 break
