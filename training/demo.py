@@ -45,10 +45,12 @@ def demo_agents(game: str) -> dict[str, str]:
 
 
 def show_hand(game: str, agent_names: list[str], seed: int) -> None:
-    """Play and print one hand between named agents (seat order as given)."""
+    """Play and print one hand between named agents (seat order as given, repeated round the
+    table when the game seats more players than names)."""
     env = rummy_envs.ENVS[game].env(render_mode="ansi", rich_info=True)
     env.reset(seed=seed)
-    players = {a: make_agent(n, game, seed + i) for i, (a, n) in enumerate(zip(env.possible_agents, agent_names))}
+    seated = [agent_names[i % len(agent_names)] for i in range(len(env.possible_agents))]
+    players = {a: make_agent(n, game, seed + i) for i, (a, n) in enumerate(zip(env.possible_agents, seated))}
     moves = 0
     for agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
@@ -57,7 +59,7 @@ def show_hand(game: str, agent_names: list[str], seed: int) -> None:
         moves += action is not None
         env.step(action)
     result = info.get("hand_result", {})
-    seats = ", ".join(f"{a} = {n}" for a, n in zip(env.possible_agents, agent_names))
+    seats = ", ".join(f"{a} = {n}" for a, n in zip(env.possible_agents, seated))
     print(f"{seats}: {moves} moves, {result.get('kind', '?')}, points {result.get('points')}")
     print(env.render())
 
@@ -76,6 +78,8 @@ def random_play_rate(game: str, seconds: float) -> float:
             action = None if term or trunc else rng.choice(obs["action_mask"].nonzero()[0])
             steps += action is not None
             env.step(action)
+            if time.perf_counter() - start >= seconds:  # long games (random Manipulation Rummy) stop mid-way
+                break
     return steps / (time.perf_counter() - start)
 
 
