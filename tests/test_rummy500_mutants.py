@@ -316,3 +316,12 @@ def test_a_joker_taken_from_the_pile_is_known_until_it_leaves(leaves_by):
         play(state, "PICK(5C)", "PICK(5D)", leaves_by, "MELD_NEW")
         assert state.melds[-1].jokers == 1 << C.parse_card("5S")
     assert state.view(1).known[1] == () and JOKER not in state.hand_cards(0)
+
+
+def test_a_full_suit_melded_at_once_counts_its_ace_high():
+    """docs/rummy500.md: a full suit as a new meld (A to K) counts its ace high (15)."""
+    spades = "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS"
+    state = scenario([f"{spades} 4H", "KH AD 3C"])
+    play(state, *[f"PICK({c})" for c in spades.split()], "MELD_NEW")
+    assert state.table_points()[0] == 15 + sum(range(2, 11)) + 3 * 10
+    assert state.view(1).melds[0].cards[-1] == C.parse_card("AS")  # laid out as 2S .. KS AS
