@@ -382,3 +382,9 @@ def test_pick_from_the_open_set_after_a_discard():
     state.apply(L.discard_action(state.hands[1], "8S"))
     state.apply(L.PICK_CLOSED)
     assert state.dead == L.C.parse("AC 2C 3D") and state.open_set == L.C.parse("8S")
+
+
+def test_a_round_result_has_no_cut_card_unless_given():
+    """``RoundResult.cut_card`` is -1 (none) by default: 0 would be the ace of clubs."""
+    result = L.RoundResult("timeout")
+    assert result.cut_card == -1 and result.declarer == -1 and not result.truncated
