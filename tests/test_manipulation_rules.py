@@ -432,6 +432,18 @@ def test_knock_limit():
         scenario(["5C 5D", "KS QS", "KH 9H"], phase="END_OF_TURN")
 
 
+@pytest.mark.parametrize("left, knock", [("5C", True), ("6C", False)])
+def test_the_knock_is_offered_up_to_the_limit_exactly(left, knock):
+    s = scenario([f"{left} 6H 7H 8H", "QC 2C", "9S 5D"])
+    play(s, "PLACE(6H)", "PLACE(7H)", "PLACE(8H)", "COMMIT")
+    assert (s.current_player == A and names(s) == {"KNOCK", "END_TURN"}) == knock
+    assert s.current_player == (A if knock else B)
+    value = 5 if knock else 6  # at the start of the turn, before the draw
+    s = scenario(["2C 6H 7H 8H", f"AH {value - 1}D", "9S 5D"], knock_timing="start_of_turn")
+    play(s, "PLACE(6H)", "PLACE(7H)", "PLACE(8H)", "COMMIT")
+    assert s.current_player == B and (s.phase == Phase.TURN_START) == knock and s.draws == (0 if knock else 1)
+
+
 @pytest.mark.parametrize("max_draws", [1, 2, 5])
 def test_max_draws(max_draws):
     config = ManipulationConfig(max_draws=max_draws)
@@ -477,6 +489,7 @@ def test_joker_identity_limit():
     kept = scenario(hands, table="8S 8H 8D", num_players=3, num_decks=1, num_jokers=1)
     play(kept, "JOKER_AS(8D)", "PLACE(7D)", "PLACE(9D)")
     assert kept.table_counts()[C.parse_card("8D")] == 2 and "COMMIT" not in names(kept)
+    assert ManipulationState.from_dict(kept.to_dict()).to_dict() == kept.to_dict()  # on its way: a state all the same
     play(kept, "REPLACE_FROM_TABLE(8D)", "FREED_AS(8C)", "COMMIT")
     assert melds(kept) == {"7D 8D 9D", "8C 8H 8S"} and kept.jokers_at[C.parse_card("8C")] == 1
     assert_table_legal(kept)
@@ -583,6 +596,27 @@ def test_bad_state_dicts_rejected():
         scenario(["2C", "3C"], table="8S 8H 8D 7D 9D", jokers="8D", num_players=2)
 
 
+def test_match_dicts_must_agree_with_their_round_results():
+    rng = random.Random(6)
+    s = ManipulationState(ManipulationConfig(num_players=2, episode="match", target_score=60), seed=5)
+    while not s.is_terminal():
+        s.apply(meldy(s, rng))
+    d = s.to_dict()
+    assert len(d["hand_results"]) >= 2 and ManipulationState.from_dict(d).to_dict() == d
+    result = d["hand_results"][0]
+    loser = 1 - result["winners"][0]
+    cases = [({"totals": [t + 1 for t in d["totals"]]}, "totals"),
+             ({"rounds_won": d["rounds_won"][::-1] if d["rounds_won"][0] != d["rounds_won"][1] else [0, 0]},
+              "rounds_won"),
+             ({"hand_results": [dict(result, points=[p + 1 for p in result["points"]]), *d["hand_results"][1:]]},
+              "points"),
+             ({"hand_results": [dict(result, winners=[loser]), *d["hand_results"][1:]]}, "winners"),
+             ({"round_index": d["round_index"] + 1}, "round_index")]
+    for change, needle in cases:
+        with pytest.raises(ValueError, match=needle):
+            ManipulationState.from_dict({**d, **change})
+
+
 def test_action_names():
     assert M.NUM_ACTIONS == 266
     assert M.action_to_str(M.PLACE) == "PLACE(AC)" and M.action_to_str(M.FREED_AS + 51) == "FREED_AS(KS)"
@@ -590,3 +624,16 @@ def test_action_names():
     for bad in ("PLACE(JK)", "PLACE", "JOKER_AS(1Z)", "KNOCK(AS)"):
         with pytest.raises(ValueError):
             M.str_to_action(bad)
+
+
+def test_a_natural_placed_in_the_commit_may_free_a_joker_later():
+    """One deck: with JK(=8D) on the table, placing the hand's 8D makes two 8Ds, legal only
+    once that natural frees the joker: PLACE(8D) is offered because REPLACE_FROM_TABLE(8D)
+    then is (the mask never offers a dead end)."""
+    s = scenario(["8D 5S 6S QC", "2C 3D"], table="7D 9D", jokers="8D", num_players=2)
+    assert "PLACE(8D)" in names(s) and "REPLACE_FROM_TABLE(8D)" not in names(s)
+    play(s, "PLACE(8D)")
+    assert "REPLACE_FROM_TABLE(8D)" in names(s) and "COMMIT" not in names(s)
+    play(s, "REPLACE_FROM_TABLE(8D)", "PLACE(5S)", "PLACE(6S)", "FREED_AS(7S)", "COMMIT")
+    assert melds(s) == {"7D 8D 9D", "5S 6S 7S"}
+    assert_table_legal(s)

@@ -44,7 +44,7 @@ class ManipulationRummyEnv(RummyEnv):
         cfg = self.config
         n = cfg.num_players
         jokers = float(max(cfg.total_jokers, 1))
-        on_table = float(cfg.decks + cfg.total_jokers if cfg.identity_limit is None else cfg.decks)
+        on_table = float(cfg.decks + cfg.total_jokers)  # a commit may pass the identity limit on its way
         return make_layout([
             ("hand", IDS, float(cfg.max_copies), "count of each card id in my hand (52: jokers)"),
             ("table", N, on_table, "cards of each identity on the table: naturals and jokers declared as it"),
@@ -61,7 +61,8 @@ class ManipulationRummyEnv(RummyEnv):
             ("phase", _PHASES, 1.0, "one-hot phase: " + ", ".join(p.name for p in M.Phase)),
             ("to_move", n, 1.0, "one-hot seat to move (none once over)"),
             ("dealer", n, 1.0, "one-hot seat of the dealer"),
-            ("scores", n, np.inf, "match totals / target_score (0 in hand mode)"),
+            ("scores", n, np.inf, "scores / target_score: match totals (final once won; a one-round "
+                                  "episode's points once it is over)"),
             ("rounds_won", n, 1.0, "rounds each seat has won / max_rounds"),
         ])
 

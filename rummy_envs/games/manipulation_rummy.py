@@ -19,9 +19,9 @@ A commit's placements and their effect on the solver's problem:
 - ``JOKER_AS(c)``: a hand joker goes on the table declared as ``c``;
 - ``REPLACE_FROM_HAND(c)``: the hand's natural ``c`` takes the place of a table joker
   declared as ``c``; that joker becomes *freed*;
-- ``REPLACE_FROM_TABLE(c)``: a natural ``c`` already on the table (one that was there when
-  the commit began, and has not yet replaced a joker) takes the place of a joker declared
-  as ``c``, which becomes freed;
+- ``REPLACE_FROM_TABLE(c)``: a natural ``c`` already on the table (there when the commit
+  began or placed in it, and not yet used to replace a joker) takes the place of a joker
+  declared as ``c``, which becomes freed;
 - ``FREED_AS(c)``: a freed joker goes back on the table declared as ``c``.
 ``COMMIT`` needs a legal table, no freed joker waiting and a card moved from the hand.
 ``ABORT`` puts everything back and counts as ``NO_MELD`` (the next draw follows); so does
@@ -486,9 +486,11 @@ class ManipulationState:
             self.placed[c] += 1
             self.sizes[p] -= 1
             self.naturals[c] += 1
-            if kind == 2:
+            if kind == 2:  # it takes a joker's place at once: not spare
                 self.jokers_at[c] -= 1
                 self.free_jokers += 1
+            else:  # on the table now, it may free a joker later in the commit
+                self.spare[c] += 1
         elif kind == 1:  # JOKER_AS
             hand[JOKER] -= 1
             self.placed[JOKER] += 1
@@ -617,13 +619,14 @@ class ManipulationState:
             new.start_naturals, new.start_jokers = list(self.start_naturals), list(self.start_jokers)
         return new
 
-    def _constrained_mover(self, player: int) -> bool:
-        """Does what everybody has seen of the player to move (another than ``player``) limit
-        its hand? A knock decision shows a hand value within ``knock_limit``; a commit in
-        progress shows that a legal COMMIT can still follow."""
+    def mover_hand_is_limited(self, player: int) -> bool:
+        """Does what ``player`` sees of another player to move limit that player's hidden
+        hand? A knock decision shows a hand value within ``knock_limit``; a commit in
+        progress shows that the hand can still complete a legal COMMIT."""
         return self.current_player not in (player, -1) and (self.phase != Phase.MELD or self.in_commit)
 
     def _mover_consistent(self) -> bool:
+        """The hand of the player to move fits what ``mover_hand_is_limited`` says was seen."""
         if self.phase == Phase.MELD:
             return TS.commit_options(self.commit_problem()).feasible
         return self.hand_value(self.current_player) <= self.config.knock_limit
@@ -631,10 +634,10 @@ class ManipulationState:
     def sample_determinization(self, player: int, rng: random.Random) -> ManipulationState:
         """A copy in which every card hidden from ``player`` (the other hands and the stock
         order) is redealt at random. A redeal that contradicts what was seen of the player to
-        move (``_constrained_mover``) is drawn again, up to ``DETERMINIZATION_TRIES`` times;
+        move (``mover_hand_is_limited``) is drawn again, up to ``DETERMINIZATION_TRIES`` times;
         then that player keeps its hand."""
         others = [q for q in range(self.n) if q != player]
-        if self._constrained_mover(player):
+        if self.mover_hand_is_limited(player):
             for _ in range(DETERMINIZATION_TRIES):
                 new = self._redeal(others, rng)
                 if new._mover_consistent():
@@ -769,11 +772,15 @@ class ManipulationState:
         progress, a legal table, and the match's totals, winners and results."""
         cfg, n, p, phase = self.config, self.n, self.current_player, self.phase
         over = phase == Phase.GAME_OVER
-        if self.max_copies is not None:
-            over_limit = [c for c, k in enumerate(self.table_counts()) if k > self.max_copies]
+        committed = (self.start_naturals, self.start_jokers) if self.in_commit else (self.naturals, self.jokers_at)
+        names = ["commit.start_naturals", "commit.start_jokers"] if self.in_commit else ["table_naturals",
+                                                                                         "table_jokers"]
+        counts = list(map(add, *committed))
+        if self.max_copies is not None:  # a commit in progress may pass the limit on its way to a legal table
+            over_limit = [c for c, k in enumerate(counts) if k > self.max_copies]
             if over_limit:
-                raise field_error(["table_naturals", "table_jokers"], f"{C.format(over_limit)} on the table more "
-                                  f"often than joker_identity_limit allows ({self.max_copies})")
+                raise field_error(names, f"{C.format(over_limit)} on the table more often than "
+                                         f"joker_identity_limit allows ({self.max_copies})")
         if (p < 0) != over:
             raise field_error(["current_player", "phase"], f"current_player {p} does not fit phase {phase.name} "
                                                             "(-1 exactly when the game is over)")
@@ -781,11 +788,8 @@ class ManipulationState:
             self._check_turn()
         elif self.in_commit:
             raise field_error("commit", "a finished game has no commit in progress")
-        committed = (self.start_naturals, self.start_jokers) if self.in_commit else (self.naturals, self.jokers_at)
-        arranged = TS.arrange(list(map(add, *committed)), self.max_copies)
+        arranged = TS.arrange(counts, self.max_copies)
         if arranged is None:
-            names = ["commit.start_naturals", "commit.start_jokers"] if self.in_commit else ["table_naturals",
-                                                                                             "table_jokers"]
             raise field_error(names, "the table is not legal: its cards form no groups and sequences")
         self.arrangement = tuple(tuple(meld) for meld in arranged)
         self._check_match()
@@ -819,8 +823,9 @@ class ManipulationState:
         if sum(self.start_jokers) + self.placed[JOKER] != sum(self.jokers_at) + self.free_jokers:
             raise field_error(["commit.start_jokers", "commit.placed", "commit.free_jokers", "table_jokers"],
                               "the jokers at the start plus those placed must be on the table or freed")
-        if any(s > k for s, k in zip(self.spare, self.start_naturals)):
-            raise field_error("commit.spare_naturals", "only naturals on the table at the start can free a joker")
+        if any(s > k + q for s, k, q in zip(self.spare, self.start_naturals, self.placed)):
+            raise field_error("commit.spare_naturals",
+                              "only naturals on the table at the start or placed in this commit can free a joker")
 
     def _check_match(self) -> None:
         """Totals, rounds won, final totals, winners and the truncation flag fit the episode
