@@ -12,15 +12,20 @@ adding a ``FeatureSet`` to ``FEATURE_SETS``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from agents import least_count as LC
+from agents import rummy500 as R5
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import Segment, make_layout
+from rummy_envs.games import least_count as L
+from rummy_envs.games import rummy500 as R
 from rummy_envs.games.gin import HAND_SIZE, GinView
 
 N = C.NUM_CARDS
@@ -75,7 +80,231 @@ GIN_HAND = FeatureSet(
     compute=gin_hand_features,
 )
 
-FEATURE_SETS: dict[str, FeatureSet] = {GIN_HAND.name: GIN_HAND}
+
+COUNT_SCALE = 20.0  # Least Count features are counts / 20 (a 5-card hand counts at most 50)
+NUM_DISCARDS = L.PICK_OPEN - L.DISCARD  # one DISCARD action per subset of the 7 hand positions
+LC_IDS = L.NUM_IDS  # card ids with the printed joker
+LC_COUNTS = L.MAX_HAND * LC.MAX_VALUE + 1  # a hand's count is 0..70
+COUNT_HIGH = L.MAX_HAND * LC.MAX_VALUE / COUNT_SCALE  # the bound of a count feature
+VALUE_HIGH = (L.MAX_HAND + 1) * LC.MAX_VALUE / COUNT_SCALE  # of a hand value after a pick (a count plus one card)
+
+
+def _card_value_sums(card: np.ndarray, cards: int) -> list[np.ndarray]:
+    """The distributions of the sum of 0, 1, ..., ``cards`` independent card values, each
+    distributed as ``card`` (index = value)."""
+    sums = [np.eye(LC_COUNTS)[0]]
+    for _ in range(cards):
+        sums.append(np.convolve(sums[-1], card)[:LC_COUNTS])
+    return sums
+
+
+def declare_odds(view: L.LeastCountView, unseen: Counter[int]) -> tuple[float, float, float]:
+    """Declaring now with my count ``d``, if every opponent's unknown cards were drawn at
+    random from the ``unseen`` ones: the chance the declaration is valid, the opponents' mean
+    expected excess over ``d`` when it is, and the expected shortfall ``(d - lowest count)+``."""
+    values = LC.context_of(view).values
+    card = np.zeros(LC.MAX_VALUE + 1)
+    for c, copies in unseen.items():
+        card[values[c]] += copies
+    card = card / card.sum() if card.sum() else np.eye(LC.MAX_VALUE + 1)[0]
+    seats = LC.opponents(view)
+    hidden = {seat: view.hand_sizes[seat] - len(view.known[seat]) for seat in seats}
+    sums = _card_value_sums(card, max(hidden.values(), default=0))
+    d = view.count
+    lowest_valid = d if view.rules.tie_declaration_valid else d + 1
+    p_valid, excess, all_above = 1.0, 0.0, np.ones(d)
+    for seat in seats:
+        known = sum(values[c] for c in view.known[seat])
+        dist = np.concatenate((np.zeros(known), sums[hidden[seat]][:LC_COUNTS - known]))
+        tail = dist[lowest_valid:].sum()
+        p_valid *= tail
+        if tail > 0:
+            excess += (dist[lowest_valid:] * (np.arange(lowest_valid, LC_COUNTS) - d)).sum() / tail
+        all_above *= 1.0 - np.cumsum(dist)[:d]
+    return p_valid, excess / max(1, len(seats)), float((1.0 - all_above).sum())
+
+
+def by_rank(unseen: Counter[int]) -> list[tuple[int, list[tuple[int, int]]]]:
+    """The ``unseen`` cards (id -> copies) grouped by rank (the printed joker its own rank):
+    ``(copies of the rank, [(card, copies), ...])`` for each rank with any."""
+    ranks: dict[int, list[tuple[int, int]]] = {}
+    for card, copies in unseen.items():
+        ranks.setdefault(LC.JOKER_RANK if card == LC.JOKER else card % C.NUM_RANKS, []).append((card, copies))
+    return [(sum(copies for _, copies in cards), cards) for cards in ranks.values()]
+
+
+def closed_pick_value(shape: LC.Shape, unseen: list[tuple[int, list[tuple[int, int]]]], total: int) -> float:
+    """The expected value of ``shape``'s hand after picking one of the ``unseen`` cards
+    (``by_rank``, ``total`` copies in all) at random. The cards of one rank are judged once,
+    unless their suit matters: sequences of one suit, or a suit of which the hand already
+    holds a flush but one card."""
+    ctx = shape.ctx
+    if not total:
+        return float(shape.count + LC.MAX_VALUE - shape.best)
+    values, best_with = ctx.values, shape.best_with
+    suited = [ctx.rules.sequence_same_suit or row.bit_count() >= L.FLUSH_SIZE - 1 for row in shape.suit_rows]
+    gain = 0
+    if any(suited):
+        for _, cards in unseen:
+            gain += sum(copies * (values[card] - best_with(card)) for card, copies in cards)
+    else:
+        for copies, cards in unseen:
+            card = cards[0][0]
+            gain += copies * (values[card] - best_with(card))
+    return shape.count + gain / total
+
+
+def least_count_features(view: L.LeastCountView) -> np.ndarray:
+    """The ``least_count_hand`` segments for one Least Count view (see ``LEAST_COUNT_HAND.parts``).
+
+    A hand's *value* is the heuristic agent's: its count minus the most points one legal
+    discard of it sheds next turn. Discards are judged with the best pick after them: an
+    open card, or the closed deck at the expected value over the unseen cards."""
+    out = np.zeros(2 * NUM_DISCARDS + LC_IDS + 5, np.float32)
+    ctx = LC.context_of(view)
+    values = ctx.values
+    unseen = LC.unseen_cards(view)
+    ranks, total = by_rank(unseen), sum(unseen.values())
+
+    def pick_values(kept: list[int], opens: list[int]) -> tuple[list[float], float]:
+        """The hand value after picking each open card, and after the closed deck (expected)."""
+        shape = LC.Shape(kept, ctx)
+        return [shape.count + values[c] - shape.best_with(c) for c in opens], closed_pick_value(shape, ranks, total)
+
+    if view.phase == L.Phase.TURN_START and view.is_my_turn:
+        opens, closed = sorted(set(view.open_set)), view.stock_size > 0 or bool(view.dead_pile)
+        for action, cards in LC.discard_options(view):
+            subset = action - L.DISCARD + 1
+            kept = [c for i, c in enumerate(view.hand) if not subset >> i & 1]
+            after_open, after_closed = pick_values(kept, opens)
+            after = after_open + [after_closed] if closed or not after_open else after_open
+            out[action - L.DISCARD] = sum(values[c] for c in cards) / COUNT_SCALE
+            out[NUM_DISCARDS + action - L.DISCARD] = min(after) / COUNT_SCALE
+    elif view.phase == L.Phase.PICK and view.is_my_turn:
+        opens, closed = LC.pick_options(view)
+        after_open, after_closed = pick_values(list(view.hand), opens)
+        for card, value in zip(opens, after_open):
+            out[2 * NUM_DISCARDS + card] = value / COUNT_SCALE
+        if closed:
+            out[2 * NUM_DISCARDS + LC_IDS] = after_closed / COUNT_SCALE
+    base = 2 * NUM_DISCARDS + LC_IDS + 1
+    out[base] = view.count / COUNT_SCALE
+    out[base + 1: base + 4] = declare_odds(view, unseen)
+    out[base + 2: base + 4] /= COUNT_SCALE
+    return out
+
+
+LEAST_COUNT_HAND = FeatureSet(
+    name="least_count_hand",
+    games=("least_count",),
+    parts=(
+        ("feature_discard_shed", NUM_DISCARDS, COUNT_HIGH,
+         "at my turn's start: the points each legal DISCARD sheds / 20"),
+        ("feature_discard_value", NUM_DISCARDS, VALUE_HIGH,
+         "at my turn's start: my hand's value after each legal DISCARD and the best pick after it / 20"),
+        ("feature_pick_value", LC_IDS, VALUE_HIGH,
+         "picking: my hand's value after picking each open card / 20"),
+        ("feature_pick_closed", 1, VALUE_HIGH,
+         "picking: my hand's expected value after picking from the closed deck (when it may) / 20"),
+        ("feature_count", 1, COUNT_HIGH, "my count / 20"),
+        ("feature_declare_valid", 1, 1.0, "the chance a declaration now is valid (others' unknown cards at random)"),
+        ("feature_declare_excess", 1, COUNT_HIGH,
+         "the others' mean expected count above mine if it is valid / 20"),
+        ("feature_declare_shortfall", 1, COUNT_HIGH,
+         "the expected (my count - lowest count)+ / 20"),
+    ),
+    compute=least_count_features,
+)
+
+R5_IDS = R5.JOKER + 1  # Rummy 500 card ids with the joker
+R5_POINTS_SCALE = 100.0  # Rummy 500 point features are points / 100
+R5_DANGER_HIGH = R5.JOKER_VALUE + R5.Rummy500HeuristicAgent.feed_bonus  # the most a discard can hand the next player
+_R5_READER = R5.Rummy500HeuristicAgent()  # the heuristic's estimates, read by the features (it holds no game state)
+
+
+def _r5_plan(hand: R5.Hand, table: R5.Table, target: int | None, banned: int | None) -> R5.Plan | None:
+    """The plan placing the most points this turn (the novice's), None if no valid plan."""
+    return R5.plan_table(hand.once, hand.twice, hand.jokers, table, target, banned, False,
+                         lambda points, rest, twice, jokers: points)
+
+
+def _r5_left(plan: R5.Plan | None, hand: R5.Hand) -> float:
+    """Points of the cards a plan leaves in the hand (the whole hand without a plan)."""
+    rest, twice, jokers = (hand.once, hand.twice, hand.jokers) if plan is None else (plan.rest, plan.twice, plan.jokers)
+    return float(sum(R5.card_value(c) for c in R5.bits(rest) + R5.bits(twice)) + jokers * R5.JOKER_VALUE)
+
+
+def rummy500_features(view: R5.Rummy500View) -> np.ndarray:
+    """The ``rummy500_hand`` segments for one Rummy 500 view (see ``RUMMY500_HAND.parts``).
+
+    The plans are the novice's (the most points placed this turn); the worth of keeping a
+    card and the danger of discarding it are the heuristic's estimates (``agents.rummy500.Reading``)."""
+    out = np.zeros(5 * R5_IDS + 2 * R.MAX_PILE + 3, np.float32)
+    hand = R5.Hand(view.hand)
+    table = R5.Table(view)
+    plan = _r5_plan(hand, table, view.target, view.banned)
+    placed_now = 0.0 if plan is None else plan.score
+    left_now = _r5_left(plan, hand)
+    if plan is not None:
+        out[R5.bits(hand.once & ~plan.rest)] = 1.0
+        out[R5.JOKER] = float(plan.jokers < hand.jokers)
+    whole = R5.whole_melds(hand.once)
+    out[R5_IDS + np.array(R5.bits(whole), int)] = 1.0
+    out[2 * R5_IDS + np.array(R5.bits(R5.closure(hand.once, table)[1]), int)] = 1.0
+    reading = R5.Reading(view, table, _R5_READER)
+    context = hand.once & ~whole
+    for card in set(view.hand):
+        if card == R5.JOKER:
+            worth = reading.joker_worth
+        else:
+            worth = reading.held[card] if whole >> card & 1 else reading.worth(card, context)
+        out[3 * R5_IDS + card] = (worth / R5.JOKER_VALUE + 1.0) / 2.0
+        out[4 * R5_IDS + card] = min(1.0, reading.danger(card) / R5_DANGER_HIGH) if card != R5.JOKER else 1.0
+    takes = 5 * R5_IDS  # the take segments follow the five card segments
+    pile = view.discard_pile
+    if view.phase == R.Phase.DRAW and view.is_my_turn:
+        for action in view.legal_actions:
+            if R.TAKE_DISCARD <= action < R.PICK:
+                i = action - R.TAKE_DISCARD
+                taken = hand.plus(pile[i:])
+                target, banned = (None, pile[i]) if i == len(pile) - 1 else (pile[i], None)
+                after = _r5_plan(taken, table, target, banned)
+                gain = (0.0 if after is None else after.score) - placed_now
+                burden = _r5_left(after, taken) - left_now
+                out[takes + i] = min(1.0, max(0.0, gain / R5_POINTS_SCALE))
+                out[takes + R.MAX_PILE + i] = min(1.0, max(0.0, burden / R5_POINTS_SCALE))
+    tail = takes + 2 * R.MAX_PILE
+    out[tail] = min(1.0, placed_now / R5_POINTS_SCALE)
+    out[tail + 1] = min(1.0, left_now / R5_POINTS_SCALE)
+    out[tail + 2] = reading.risk
+    return out
+
+
+RUMMY500_HAND = FeatureSet(
+    name="rummy500_hand",
+    games=("rummy500",),
+    parts=(
+        ("feature_plan", R5_IDS, 1.0, "cards of my hand the plan placing the most points this turn puts on the table "
+                                      "(52: a joker)"),
+        ("feature_in_meld", R5_IDS, 1.0, "natural cards of my hand in a set or sequence within my hand"),
+        ("feature_lays_off", R5_IDS, 1.0, "natural cards of my hand that lay off on the table's melds"),
+        ("feature_keep_worth", R5_IDS, 1.0, "the heuristic's worth of keeping each card of my hand, per point, "
+                                            "from -1 to 1 mapped to 0..1"),
+        ("feature_discard_danger", R5_IDS, 1.0, "the heuristic's estimate of what discarding each card of my hand "
+                                                "hands the next player / 20"),
+        ("feature_take_gain", R.MAX_PILE, 1.0, "drawing: for each legal TAKE_DISCARD position, the extra points the "
+                                               "best plan then places / 100"),
+        ("feature_take_burden", R.MAX_PILE, 1.0, "drawing: for each legal TAKE_DISCARD position, the extra points "
+                                                 "left in my hand after that plan / 100"),
+        ("feature_plan_points", 1, 1.0, "points the plan places this turn / 100"),
+        ("feature_hand_points", 1, 1.0, "points left in my hand after that plan / 100"),
+        ("feature_risk", 1, 1.0, "the heuristic's chance that the hand ends before a kept card is placed"),
+    ),
+    compute=rummy500_features,
+)
+
+FEATURE_SETS: dict[str, FeatureSet] = {GIN_HAND.name: GIN_HAND, LEAST_COUNT_HAND.name: LEAST_COUNT_HAND,
+                                       RUMMY500_HAND.name: RUMMY500_HAND}
 """Feature sets by name."""
 
 

@@ -76,15 +76,18 @@ def test_smoke_config_trains_checkpoints_and_exports(path, trained, tmp_path):
     # The exported policy plays a tiny tournament; replaying its games checks every move was legal.
     summary = run({"game": config.game, "agents": {"ppo": f"ppo:{result.policy}", "random": "random"},
                    "deals": 2, "output_dir": str(tmp_path / "t"), "plots": False})
-    assert summary["games"] == 4
+    seats = len(rummy_envs.ENVS[config.game].raw_env(**config.env).possible_agents)
+    pairings = 1 if seats == 2 else 2  # two players: one pairing; more: each agent the focal one among the other's copies
+    assert summary["games"] == pairings * 2 * seats  # 2 deals, each with the focal agent in every seat
     records = [json.loads(line) for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
     assert all(not replay(r).agents for r in records)
 
 
-def test_numpy_policy_picks_the_torch_policys_actions(trained):
+@pytest.mark.parametrize("game", ["gin_rummy", "least_count", "rummy500"])
+def test_numpy_policy_picks_the_torch_policys_actions(trained, game):
     """The ppo agent (numpy, features computed from the player's view) against the torch
     policy on the training env's observation (features appended by the env wrapper)."""
-    config, result = trained["gin_rummy"]
+    config, result = trained[game]
     assert config.features is not None  # the smoke config exercises the feature path
     checkpoint = latest_checkpoint(Path(result.run_dir))
     env = make_env(config)
@@ -282,16 +285,100 @@ def test_gin_hand_features_match_the_rules_engine():
     assert checked[10] and checked[11]
 
 
-def test_shaping_terms_telescope_to_minus_the_first_potential():
-    from training.learner_env import PotentialShaping, gin_hand_potential
+LEAST_COUNT_RULES = [{}, {"hand_size": 7, "sequence_same_suit": True, "allow_two_different_pairs": True,
+                          "allow_three_of_a_kind": True, "num_printed_jokers": 2, "cut_joker": True,
+                          "num_players": 3}]
 
-    env = SingleAgentEnv("gin_rummy", reward_scale=10.0)
-    shaped = PotentialShaping(SingleAgentEnv("gin_rummy", reward_scale=10.0), weight=0.5, gamma=1.0)
+
+@pytest.mark.parametrize("rules", LEAST_COUNT_RULES, ids=["default", "variant"])
+def test_least_count_hand_features_match_the_heuristics_hand_values(rules):
+    """Sheds from the engine's discard sets; hand values after each discard and pick from
+    the heuristic agent's own valuation (every unseen card judged one by one)."""
+    from agents.features import LEAST_COUNT_HAND
+    from agents.least_count import LeastCountHeuristicAgent, Reading
+    from rummy_envs.games import least_count as L
+
+    env = SingleAgentEnv("least_count", **rules)
+    heuristic = LeastCountHeuristicAgent()
+    rng = np.random.default_rng(5)
+    env.reset(seed=2)
+    checked = {L.Phase.TURN_START: 0, L.Phase.PICK: 0}
+    for _ in range(400):
+        view = env.aec_env.player_view(env.learner)
+        features = LEAST_COUNT_HAND.compute(view)
+        shed, after, picks, closed = features[:127], features[127:254], features[254:307], features[307]
+        reading = Reading(view, heuristic)
+        values = reading.ctx.values
+        assert features[308] == pytest.approx(env.aec_env.game.count(view.player) / 20)
+        if view.phase == L.Phase.TURN_START:
+            may_close = view.stock_size > 0 or bool(view.dead_pile)
+            discards = [a for a in view.legal_actions if a != L.DECLARE]
+            for action in discards:
+                cards = L.subset_cards(list(view.hand), action)
+                kept = list(view.hand)
+                for card in cards:
+                    kept.remove(card)
+                best = min(heuristic.pick_values(kept, sorted(set(view.open_set)), may_close, reading, 1.0))[0]
+                assert shed[action - 1] == pytest.approx(sum(values[c] for c in cards) / 20)
+                assert after[action - 1] == pytest.approx(best / 20)
+            assert not np.any(np.delete(shed, [a - 1 for a in discards])) and not picks.any() and closed == 0
+        else:
+            opens = [a - L.PICK_OPEN for a in view.legal_actions if a != L.PICK_CLOSED]
+            expected = heuristic.pick_values(list(view.hand), opens, L.PICK_CLOSED in view.legal_actions, reading, 1.0)
+            for value, action in expected:
+                got = closed if action == L.PICK_CLOSED else picks[action - L.PICK_OPEN]
+                assert got == pytest.approx(value / 20)
+            assert np.count_nonzero(np.delete(picks, opens)) == 0 and not shed.any()
+        checked[view.phase] += 1
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            env.reset()
+    assert all(checked.values())
+
+
+def test_least_count_declare_odds_count_the_unseen_cards():
+    """With every opponent card known the declaration's fate is certain; with one hidden card
+    each, an opponent stays above my count with the share of unseen cards that keep it there."""
+    import dataclasses
+
+    from agents.features import declare_odds
+    from agents.least_count import unseen_cards
+    from rummy_envs import cards as C
+    from rummy_envs.games import least_count as L
+
+    env = SingleAgentEnv("least_count")
+    env.reset(seed=4)
+    view = env.aec_env.player_view(env.learner)
+    rest = [c for c in range(52) if c not in view.hand and c not in view.open_set]
+    known = (view.hand, tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15]))
+    counts = [sum(C.GIN_VALUES[c] for c in cards) for cards in known[1:]]
+    certain = dataclasses.replace(view, known=known, hand_sizes=(5, 5, 5, 5))
+    p_valid, excess, shortfall = declare_odds(certain, unseen_cards(certain))
+    assert p_valid == (min(counts) > view.count)
+    assert shortfall == pytest.approx(max(0, view.count - min(counts)))
+    if p_valid:
+        assert excess == pytest.approx(np.mean(counts) - view.count)
+    for count in (0, 7, 12, 25):
+        partial = dataclasses.replace(view, count=count, known=(view.hand, known[1][:4], known[2][:4], known[3][:4]))
+        unseen = unseen_cards(partial)
+        above = 1.0
+        for cards in partial.known[1:]:
+            need = count - sum(C.GIN_VALUES[c] for c in cards)  # the hidden card must be worth more
+            above *= sum(m for c, m in unseen.items() if L.card_values(None)[c] > need) / sum(unseen.values())
+        assert declare_odds(partial, unseen)[0] == pytest.approx(above)
+
+
+@pytest.mark.parametrize("game", ["gin_rummy", "least_count"])
+def test_shaping_terms_telescope_to_minus_the_first_potential(game):
+    from training.learner_env import POTENTIALS, PotentialShaping
+
+    env = SingleAgentEnv(game, reward_scale=10.0)
+    shaped = PotentialShaping(SingleAgentEnv(game, reward_scale=10.0), weight=0.5, gamma=1.0)
     rng = np.random.default_rng(0)
     for seed in range(5):
         env.reset(seed=seed)
         shaped.reset(seed=seed)
-        first = gin_hand_potential(env.aec_env.player_view(env.learner))
+        first = POTENTIALS[game](env.aec_env.player_view(env.learner))
         plain_total = shaped_total = 0.0
         while True:
             action = int(rng.choice(np.flatnonzero(env.action_masks())))
@@ -302,6 +389,68 @@ def test_shaping_terms_telescope_to_minus_the_first_potential():
             if terminated or truncated:
                 break
         assert shaped_total - plain_total == pytest.approx(-0.5 * first / 10.0)
+
+
+def test_rummy500_features_follow_the_hand_and_the_legal_takes():
+    """In-meld cards against a brute-force search of the hand's 3-card melds (the engine's
+    ``classify``); every card feature only on cards of the hand, the take features only on
+    legal TAKE_DISCARD positions, the plan only on cards the hand holds."""
+    from itertools import combinations
+
+    from agents.features import RUMMY500_HAND
+    from rummy_envs.games import rummy500 as R
+
+    env = SingleAgentEnv("rummy500", num_jokers=1)
+    rng = np.random.default_rng(5)
+    env.reset(seed=2)
+    ids, piles = R.NUM_IDS, R.MAX_PILE
+    takes_seen = 0
+    for _ in range(600):
+        view = env.aec_env.player_view(env.learner)
+        features = RUMMY500_HAND.compute(view)
+        assert features.shape == (RUMMY500_HAND.size,) and features.min() >= 0 and features.max() <= 1
+        plan, in_meld, lays_off, keep, danger = (features[k * ids:(k + 1) * ids] for k in range(5))
+        held = set(view.hand)
+        naturals = sorted(held - {R.JOKER})
+        melded = {c for trio in combinations(naturals, 3) if R.classify(sum(1 << c for c in trio)) for c in trio}
+        assert {c for c in range(52) if in_meld[c]} == melded
+        for segment in (plan, lays_off, keep, danger):
+            assert set(np.flatnonzero(segment)) <= held
+        assert all(keep[c] > 0 for c in held)  # every held card is judged
+        legal_takes = {a - R.TAKE_DISCARD for a in view.legal_actions if R.TAKE_DISCARD <= a < R.PICK}
+        take = features[5 * ids:5 * ids + 2 * piles]
+        assert set(np.flatnonzero(take[:piles])) | set(np.flatnonzero(take[piles:])) <= legal_takes
+        takes_seen += bool(legal_takes)
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            env.reset()
+    assert takes_seen
+
+
+def test_rummy500_potential_is_the_score_now_from_the_engine():
+    """The potential against the engine's own table and hand points: my score now minus the
+    mean of every seat's, an opponent's hidden cards at a card's mean value."""
+    from agents.rummy500 import card_value
+    from training.learner_env import RUMMY500_MEAN_CARD, rummy500_score_potential
+
+    env = SingleAgentEnv("rummy500", num_players=3, num_jokers=1, opponents=make_agent("novice", "rummy500", 0))
+    env.reset(seed=4)
+    checked = 0
+    for _ in range(400):
+        me = env.aec_env.possible_agents.index(env.learner)
+        game = env.aec_env.unwrapped.game
+        seats = [(me + k) % 3 for k in range(3)]
+        table = game.table_points()
+        view = env.aec_env.player_view(env.learner)
+        scores = [table[q] - (game.hand_points(q) if k == 0 else sum(card_value(c) for c in view.known[k])
+                              + RUMMY500_MEAN_CARD * (view.hand_sizes[k] - len(view.known[k])))
+                  for k, q in enumerate(seats)]
+        assert rummy500_score_potential(view) == pytest.approx(scores[0] - sum(scores) / 3)
+        checked += any(table)
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        if terminated or truncated:
+            env.reset()
+    assert checked
 
 
 def test_imitation_clones_the_teacher(tmp_path):

@@ -22,11 +22,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from agents import rummy500 as R5A
+from agents import least_count as LC
 from agents.features import FeatureSet, policy_layout
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import Segment
+from rummy_envs.games import rummy500 as R5
 from rummy_envs.games.gin import GinView
+from rummy_envs.games.least_count import LeastCountView
+from rummy_envs.games.rummy500 import Rummy500View
 from rummy_envs.wrappers import SingleAgentEnv
 
 
@@ -38,7 +43,36 @@ def gin_hand_potential(view: GinView) -> float:
     return -float(min(M.min_deadwood(hand & ~(1 << card)) for card in view.hand))
 
 
-POTENTIALS: dict[str, Callable[[Any], float]] = {"gin_rummy": gin_hand_potential, "hollywood_gin": gin_hand_potential}
+RUMMY500_MEAN_CARD = sum(R5.RANK_POINTS) / len(R5.RANK_POINTS)  # a hidden card's expected points in a hand
+
+
+def rummy500_score_potential(view: Rummy500View) -> float:
+    """My hand score if the hand ended now, minus the mean of every seat's (the points
+    reward's centring): table points credited minus the points in the hand, an opponent's
+    hidden cards counted at a card's mean value."""
+    table = [0.0] * view.num_players
+    for meld in view.melds:
+        for position, (card, seat) in enumerate(zip(meld.cards, meld.credit)):
+            rank = card % C.NUM_RANKS
+            low_ace = rank == 0 and not meld.is_set and position == 0
+            table[seat] += R5A.JOKER_VALUE if card in meld.jokers else 1 if low_ace else R5.RANK_POINTS[rank]
+    in_hand = [sum(R5A.card_value(c) for c in view.known[seat]) + RUMMY500_MEAN_CARD * (size - len(view.known[seat]))
+               for seat, size in enumerate(view.hand_sizes)]
+    in_hand[0] = sum(R5A.card_value(c) for c in view.hand)
+    scores = [t - h for t, h in zip(table, in_hand)]
+    return scores[0] - sum(scores) / len(scores)
+
+
+def least_count_potential(view: LeastCountView) -> float:
+    """Minus the hand's value (the heuristic agent's): its count less the most points one
+    legal discard of it sheds (picking: of the cards kept)."""
+    shape = LC.Shape(view.hand, LC.context_of(view))
+    return -float(shape.count - shape.best)
+
+
+POTENTIALS: dict[str, Callable[[Any], float]] = {"gin_rummy": gin_hand_potential, "hollywood_gin": gin_hand_potential,
+                                                 "rummy500": rummy500_score_potential,
+                                                 "least_count": least_count_potential}
 """The potential of each game that has one, a function of the learner's player view."""
 
 
