@@ -24,7 +24,7 @@ import rummy500_oracle as oracle
 from rummy_envs import cards as C
 from rummy_envs import rummy500_v0
 from rummy_envs.games import rummy500 as R
-from rummy_envs.games.rummy500 import Phase, Rummy500State
+from rummy_envs.games.rummy500 import Rummy500State
 from test_rummy500_env import check_observation as check_observation_against_view
 from test_rummy500_env import meldy
 from test_rummy500_rules import exhausted, play, scenario
