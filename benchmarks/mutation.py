@@ -48,6 +48,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -357,15 +358,6 @@ def copy_env(copy: Path) -> dict[str, str]:
     return env
 
 
-@dataclass
-class Outcome:
-    """What the tests made of one mutant (or of the unmutated copy)."""
-
-    status: str  # "caught", "survived", "timeout" (caught) or "baseline"
-    seconds: float
-    failed: list[str]
-
-
 def run_tests(copy: Path, command: list[str], timeout: float) -> tuple[int | None, float, list[str], str]:
     """(return code or None on timeout, seconds, failed test ids, output tail) of one test run."""
     shutil.rmtree(copy / ".hypothesis", ignore_errors=True)  # examples a previous mutant made fail
@@ -402,12 +394,13 @@ def stages(target: Target, tests: list[str], quick: bool) -> list[list[str]]:
     too, so the second is only run for the survivors of the first."""
     first = own_tests(target, tests)
     if quick:
-        return [first]
-    full = first + (tests or ["tests"])
-    return [first, full] if first and sorted(first) != sorted(tests) else [full]
+        return [first or tests or ["tests"]]
+    full = first + [t for t in tests or ["tests"] if t not in first]
+    return [first, full] if first and full != first else [full]
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Choose the mutants (a sample, a file, the survivors of a results file) and list or run them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modules", default=",".join(TARGETS),
@@ -464,48 +457,59 @@ def run(mutants: list[Mutant], args: argparse.Namespace) -> None:
     elif args.out.exists():
         args.out.unlink()
     copy = make_copy()
+    # A kill ends the run through the finally below: the test run in progress is stopped and
+    # the copy removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(f"stopped; {args.out} has the results so far"))
     print(f"copy: {copy}; {len(mutants)} mutants, {len(done)} already done", flush=True)
-    deselect: list[str] = []
-    timeout = args.timeout or 3600.0
-    if not args.no_baseline:
-        if args.quick:  # every module's own test files, once
-            paths = sorted({t for m in mutants for t in own_tests(TARGETS[m.module], args.tests)})
-        else:
-            paths = args.tests or ["tests"]
-        rc, seconds, failed, tail = run_tests(copy, pytest_command(paths, [], False, args.keyword), timeout)
-        deselect = failed
-        timeout = args.timeout or max(120.0, 3 * seconds)
-        print(f"unmutated run: rc {rc} in {seconds:.0f}s; deselected in every mutant run: {deselect or 'none'}",
-              flush=True)
-        if rc not in (0, 1):
-            raise SystemExit(f"the unmutated tests did not run (rc {rc}):\n{tail}")
     try:
+        deselect, timeout = baseline(copy, mutants, args)
         for i, mutant in enumerate(mutants, 1):
-            if mutant.id in done:
-                continue
-            target = TARGETS[mutant.module]
-            path = copy / target.path
-            original = path.read_text()
-            path.write_text(apply_mutant(original, mutant))
-            seconds = 0.0
-            try:
-                for paths in stages(target, args.tests, args.quick):
-                    rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True, args.keyword), timeout)
-                    seconds += took
-                    if rc != 0:
-                        break
-            finally:
-                path.write_text(original)
-            status = "timeout" if rc is None else "survived" if rc == 0 else "caught"
-            record = {"id": mutant.id, **asdict(mutant), "status": status, "seconds": round(seconds, 1),
-                      "caught_by": failed[:1], "tests": paths, "diff": mutant.diff(target.path)}
-            with args.out.open("a") as out:
-                out.write(json.dumps(record) + "\n")
-            print(f"[{i}/{len(mutants)}] {status:8} {seconds:6.0f}s  {mutant.id}"
-                  + (f"  <- {failed[0]}" if failed else ""), flush=True)
+            if mutant.id not in done:
+                record = run_mutant(copy, mutant, args, deselect, timeout)
+                with args.out.open("a") as out:
+                    out.write(json.dumps(record) + "\n")
+                print(f"[{i}/{len(mutants)}] {record['status']:8} {record['seconds']:6.0f}s  {mutant.id}"
+                      + (f"  <- {record['caught_by'][0]}" if record["caught_by"] else ""), flush=True)
     finally:
         shutil.rmtree(copy.parent, ignore_errors=True)
     print(report(args.out))
+
+
+def baseline(copy: Path, mutants: list[Mutant], args: argparse.Namespace) -> tuple[list[str], float]:
+    """The unmutated run: the test ids failing without a mutant (deselected in every mutant run)
+    and the per-mutant timeout (``--timeout``, else three times this run, at least 120 s)."""
+    if args.no_baseline:
+        return [], args.timeout or 3600.0
+    if args.quick:  # every module's own test files, once
+        paths = sorted({t for m in mutants for t in own_tests(TARGETS[m.module], args.tests)})
+    else:
+        paths = args.tests or ["tests"]
+    rc, seconds, failed, tail = run_tests(copy, pytest_command(paths, [], False, args.keyword), args.timeout or 3600.0)
+    print(f"unmutated run: rc {rc} in {seconds:.0f}s; deselected in every mutant run: {failed or 'none'}", flush=True)
+    if rc not in (0, 1):
+        raise SystemExit(f"the unmutated tests did not run (rc {rc}):\n{tail}")
+    return failed, args.timeout or max(120.0, 3 * seconds)
+
+
+def run_mutant(copy: Path, mutant: Mutant, args: argparse.Namespace, deselect: list[str], timeout: float) -> dict:
+    """Write the mutant into the copy, run its test stages until one fails, restore the module;
+    the result as a JSON-able record."""
+    target = TARGETS[mutant.module]
+    path = copy / target.path
+    original = path.read_text()
+    path.write_text(apply_mutant(original, mutant))
+    seconds, failed, paths = 0.0, [], []
+    try:
+        for paths in stages(target, args.tests, args.quick):
+            rc, took, failed, _ = run_tests(copy, pytest_command(paths, deselect, True, args.keyword), timeout)
+            seconds += took
+            if rc != 0:
+                break
+    finally:
+        path.write_text(original)
+    status = "timeout" if rc is None else "survived" if rc == 0 else "caught"
+    return {"id": mutant.id, **asdict(mutant), "status": status, "seconds": round(seconds, 1),
+            "caught_by": failed[:1], "tests": paths, "diff": mutant.diff(target.path)}
 
 
 def report(results: Path) -> str:
