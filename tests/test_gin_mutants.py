@@ -706,3 +706,18 @@ def test_the_first_and_last_card_ids_are_played(action):
         assert state.pile[-1] == card and state.phase == Phase.DRAW and state.current_player == 1
     else:
         assert state.knock_card == card and state.hand_results[-1].knocker == 0
+
+
+@pytest.mark.parametrize("cap", [1, 3])
+def test_the_turn_cap_counts_each_plain_discard_once(cap):
+    """gin_rummy.md: the hand ends after max_turns_per_hand turns, a turn being one plain
+    discard: not before the cap-th discard, at it."""
+    state = GinState(GinConfig(max_turns_per_hand=cap), seed=5)
+    state.apply(G.PASS)
+    state.apply(G.PASS)
+    for turn in range(1, cap + 1):
+        assert not state.is_terminal() and state.turns == turn - 1
+        state.apply(G.DRAW_STOCK)
+        state.apply(next(a for a in state.legal_actions() if G.DISCARD <= a < G.KNOCK))
+    assert state.is_terminal() and state.turns == cap and state.hand_results[-1].kind == "turn_cap"
+    assert state.truncated
