@@ -87,6 +87,11 @@ TARGETS: dict[str, Target] = {
                                                                "tests/test_least_count_engine.py")),
     "least_count_env": Target("rummy_envs/envs/least_count.py", ("tests/test_least_count_mutants.py",
                                                                  "tests/test_least_count_env.py")),
+    "manipulation": Target("rummy_envs/games/manipulation_rummy.py", ("tests/test_manipulation_rules.py",
+                                                                       "tests/test_manipulation_env.py")),
+    "table_solver": Target("rummy_envs/table_solver.py", ("tests/test_table_solver.py",
+                                                          "tests/test_manipulation_rules.py")),
+    "manipulation_env": Target("rummy_envs/envs/manipulation_rummy.py", ("tests/test_manipulation_env.py",)),
 }
 
 # Functions outside the "rules" scope: state-dict and option reading/validation, text rendering.
