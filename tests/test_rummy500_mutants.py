@@ -325,3 +325,17 @@ def test_a_full_suit_melded_at_once_counts_its_ace_high():
     play(state, *[f"PICK({c})" for c in spades.split()], "MELD_NEW")
     assert state.table_points()[0] == 15 + sum(range(2, 11)) + 3 * 10
     assert state.view(1).melds[0].cards[-1] == C.parse_card("AS")  # laid out as 2S .. KS AS
+
+
+def test_two_decks_both_copies_of_the_banned_card_cannot_end_a_turn():
+    """Two decks: P holds a 7H and takes the other 7H from the top of the pile. Melding
+    5C 6C 7C would leave only the two banned 7H, so no group with them is offered; discarding
+    a club ends the turn."""
+    hands = ["7H 5C 6C 7C", "2C 3C", "4D 5D", "6S 8S", "9C TC"]
+    state = scenario(hands, pile="KD 7H", phase="DRAW", num_players=5)
+    assert state.config.decks == 2
+    play(state, f"TAKE_DISCARD({len(state.pile) - 1})")
+    legal = set(state.legal_actions())
+    assert legal == oracle.legal_actions(state.to_dict())
+    assert R.str_to_action("PICK(5C)") not in legal and R.str_to_action("DISCARD(5C)") in legal
+    assert R.str_to_action("DISCARD(7H)") not in legal
