@@ -388,3 +388,21 @@ def test_a_round_result_has_no_cut_card_unless_given():
     """``RoundResult.cut_card`` is -1 (none) by default: 0 would be the ace of clubs."""
     result = L.RoundResult("timeout")
     assert result.cut_card == -1 and result.declarer == -1 and not result.truncated
+
+
+def test_default_discard_patterns_are_the_spec_s():
+    """least_count.md L1 with the default options: sequences of exactly 3 or 5, any suits."""
+    rules = L.DiscardRules.of(LeastCountConfig())
+    for cards, legal in (("6C 7D 8H 9S TC", True), ("5C 6D 7H 8S", False), ("2C 3D 4H", True)):
+        hand = sorted(L.C.parse(cards))
+        full = (1 << len(hand)) - 1
+        assert (full in L.legal_discards(hand, rules)) == legal, cards
+
+
+def test_a_clone_plays_on_without_touching_the_original():
+    state = declare_state(["AC 2C 3D", "4D 6D 8S", "5H 7H 9H"], [0, 0, 0])
+    state.apply(L.discard_action(state.hands[0], "AC 2C 3D"))
+    before = state.to_dict()
+    clone = state.clone()
+    clone.apply(L.PICK_OPEN + clone.open_set[0])
+    assert state.to_dict() == before and state.known == [[], [], []]

@@ -339,3 +339,17 @@ def test_two_decks_both_copies_of_the_banned_card_cannot_end_a_turn():
     assert legal == oracle.legal_actions(state.to_dict())
     assert R.str_to_action("PICK(5C)") not in legal and R.str_to_action("DISCARD(5C)") in legal
     assert R.str_to_action("DISCARD(7H)") not in legal
+
+
+def test_a_deep_take_of_the_ace_of_clubs_into_a_set():
+    """The target may be card 0: AC deep in the pile, AD AH in hand, is taken for a set."""
+    state = scenario(["AD AH 9S", "KH 2D 3C"], pile="AC KD 5H", phase="DRAW")
+    assert R.TAKE_DISCARD in state.legal_actions()
+    assert set(state.legal_actions()) == oracle.legal_actions(state.to_dict())
+
+
+def test_a_finished_hand_has_nobody_to_move_and_reads_back():
+    state = exhausted(["2C", "3H"])
+    play(state, "END_HAND")
+    assert state.is_terminal() and state.current_player == -1
+    assert Rummy500State.from_dict(state.to_dict()).to_dict() == state.to_dict()
