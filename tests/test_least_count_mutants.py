@@ -391,8 +391,10 @@ def test_a_round_result_has_no_cut_card_unless_given():
 
 
 def test_default_discard_patterns_are_the_spec_s():
-    """least_count.md L1 with the default options: sequences of exactly 3 or 5, any suits."""
+    """least_count.md L1 with the default options: sequences of exactly 3 or 5, any suits;
+    ``DiscardRules()`` (for ``legal_discards`` called directly) has the same defaults."""
     rules = L.DiscardRules.of(LeastCountConfig())
+    assert L.DiscardRules() == rules
     for cards, legal in (("6C 7D 8H 9S TC", True), ("5C 6D 7H 8S", False), ("2C 3D 4H", True)):
         hand = sorted(L.C.parse(cards))
         full = (1 << len(hand)) - 1
