@@ -36,6 +36,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from rummy_envs.errors import IllegalActionError
 from rummy_envs.options import check_bool, check_choice, unknown_options_error
@@ -64,7 +65,7 @@ def make_layout(parts: list[tuple[str, int, float, str]]) -> dict[str, Segment]:
 
 
 INFO_KEYS = ("hands_finished", "hand_points", "scores", "truncated", "eliminated", "offender_seat")
-"""What every agent's info holds at every step (``RummyEnv._info``): hands finished in the game,
+"""What every agent's info holds at every step (``RummyEnv._set_infos``): hands finished in the game,
 each seat's points in the last finished hand, each seat's score so far (final once the
 episode is over), whether the episode was truncated, whether this agent left the match
 early, and the seat whose illegal action ended the episode (-1 if none)."""
@@ -191,18 +192,24 @@ class RummyEnv(AECEnv, ABC):
         """Full-information vector (``state_layout()``) for centralised critics."""
         return np.concatenate([self._encode(0), self._state_extra()])
 
-    def _info(self, player: int, offender_seat: int = -1) -> dict[str, Any]:
-        """The fixed-structure info of ``player`` now (``INFO_KEYS``)."""
-        results = self.game.hand_results
-        points = results[-1].points if results else [0] * len(self.possible_agents)
-        return {
-            "hands_finished": len(results),
-            "hand_points": np.array(points, np.float32),
-            "scores": np.array(self._scores, np.float32),
-            "truncated": bool(self.game.truncated),
-            "eliminated": player in self._seats_out(),
-            "offender_seat": offender_seat,
-        }
+    def _set_infos(self, seats: list[int], out: set[int], offender_seat: int = -1) -> None:
+        """Give the agents of ``seats`` their fixed-structure info now (``INFO_KEYS``); ``out`` are
+        the seats that have left (``_seats_out()``). The game is read once for all of them,
+        and each agent gets arrays of its own."""
+        game = self.game
+        results = game.hand_results
+        points = np.array(results[-1].points if results else [0] * len(self.possible_agents), np.float32)
+        scores = np.array(self._scores, np.float32)
+        hands_finished, truncated = len(results), bool(game.truncated)
+        for p in seats:
+            self.infos[self.possible_agents[p]] = {
+                "hands_finished": hands_finished,
+                "hand_points": points.copy(),
+                "scores": scores.copy(),
+                "truncated": truncated,
+                "eliminated": p in out,
+                "offender_seat": offender_seat,
+            }
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -224,14 +231,16 @@ class RummyEnv(AECEnv, ABC):
         game_seed = int(self.np_random.integers(0, 2**62))
         self.game = self._new_state(game_seed, options)
         out = self._seats_out()
-        self.agents = [a for p, a in enumerate(self.possible_agents) if p not in out]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        seats = [p for p in range(len(self.possible_agents)) if p not in out]
+        self.agents = [self.possible_agents[p] for p in seats]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self._scores = list(self.game.scores())
-        self.infos = {a: self._info(self.agent_name_mapping[a]) for a in self.agents}
-        self._win_loss_paid = {a: 0.0 for a in self.agents}  # paid early when others left (win_loss)
+        self.infos = {}
+        self._set_infos(seats, out)
+        self._win_loss_paid = dict.fromkeys(self.agents, 0.0)  # paid early when others left (win_loss)
         self._rewards_set = False  # a reward of the last step is not zero (most steps pay nothing)
         self._skip_agent_selection = None
         self._hands_seen = len(self.game.hand_results)
@@ -242,10 +251,11 @@ class RummyEnv(AECEnv, ABC):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
-        mask = np.zeros(self.num_actions, np.int8)
+        mask = bytearray(self.num_actions)  # set entry by entry: cheaper than numpy for a few actions
         if player == self.game.current_player:
-            mask[self.game.legal_actions()] = 1
-        return {"observation": self._encode(player), "action_mask": mask}
+            for action in self.game.legal_actions():
+                mask[action] = 1
+        return {"observation": self._encode(player), "action_mask": np.frombuffer(mask, np.int8)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -294,13 +304,15 @@ class RummyEnv(AECEnv, ABC):
         hand_ended = len(game.hand_results) != self._hands_seen
         self._hands_seen = len(game.hand_results)
         over = game.is_terminal()
-        for p in seats:
-            info = self._info(p)
-            if self.rich_info and hand_ended:
-                info.update(self._hand_info(p))
-            if self.rich_info and over:
-                info["final_scores"] = list(scores)
-            self.infos[self.possible_agents[p]] = info
+        out = self._seats_out()
+        self._set_infos(seats, out)
+        if self.rich_info:
+            for p in seats:
+                info = self.infos[self.possible_agents[p]]
+                if hand_ended:
+                    info.update(self._hand_info(p))
+                if over:
+                    info["final_scores"] = list(scores)
         if over:
             if self.reward_mode == "win_loss":
                 ranks = rank_rewards(game.standings())
@@ -315,7 +327,6 @@ class RummyEnv(AECEnv, ABC):
                     self.terminations[a] = True
             return
         self.agent_selection = self.possible_agents[game.current_player]
-        out = self._seats_out()
         leaving = [p for p in seats if p in out]
         if leaving:
             self._leave(leaving, [p for p in seats if p not in out])
@@ -340,11 +351,11 @@ class RummyEnv(AECEnv, ABC):
 
     def _end_by_illegal_action(self, agent: str, action: Any) -> None:
         self._cumulative_rewards[agent] = 0.0
-        offender_seat = self.agent_name_mapping[agent]
+        self._set_infos([self.agent_name_mapping[a] for a in self.agents], self._seats_out(),
+                        self.agent_name_mapping[agent])
         for a in self.agents:
             self.rewards[a] = (-1.0 if a == agent else 1.0 / (len(self.agents) - 1)) / self.reward_scale
             self.terminations[a] = True
-            self.infos[a] = self._info(self.agent_name_mapping[a], offender_seat)
             if self.rich_info:
                 self.infos[a].update(illegal_action=repr(action), offender=agent)
         self._accumulate_rewards()
@@ -405,11 +416,11 @@ def rank_rewards(scores: list[float]) -> list[float]:
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with a direct ``last()``.
+    """PettingZoo's ``OrderEnforcingWrapper`` with a direct ``last()``, ``step()`` and ``agent_iter()``.
 
-    The inherited ``last()`` reads six attributes through two ``__getattr__`` layers on every
-    call, which costs more than a whole engine step; this one checks the same order rule and
-    asks the wrapped env once.
+    The inherited methods read the wrapped env's attributes through two ``__getattr__`` layers
+    on every call, which costs more than a whole engine step; these check the same order rules
+    and ask the wrapped env directly.
     """
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -417,8 +428,45 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _DirectOrderEnforcingIterable(self, max_iter)
+
     def render(self, mode: str | None = None) -> str | None:
         """``RummyEnv.render``, with the same optional mode argument."""
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return self.env.render(mode)
+
+
+class _DirectOrderEnforcingIterable(AECOrderEnforcingIterable):
+    """What ``OrderEnforcing.agent_iter()`` returns: iterates with the direct iterator below."""
+
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _DirectOrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _DirectOrderEnforcingIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` that reads ``agents`` and ``agent_selection`` from the
+    wrapped env directly, with the same checks."""
+
+    def __next__(self) -> str:
+        wrapper: Any = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import compress
 from operator import getitem
 from typing import Any
 
@@ -34,17 +35,25 @@ class LeastCountEnv(RummyEnv):
         self.config = cfg = self._rules_config(rules)
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
                          reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
-        self._off = {name: s.offset for name, s in self.layout.items()}
+        off = {name: s.offset for name, s in self.layout.items()}
+        self._totals_start, self._stock_index, self._turns_index = off["totals"], off["stock_size"], off["turns"]
         n = cfg.num_players
         self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
-        # The bit of entry i of each segment as a Python int (the encoder adds them up), and
-        # the per-seat and per-position blocks of the segments that have them.
-        self._bit_tables = {name: tuple(1 << (seg.offset + i) for i in range(seg.size))
-                            for name, seg in self.layout.items()}
-        self._known_tables = _blocks(self._bit_tables["known"], IDS)
-        self._slot_tables = _blocks(self._bit_tables["hand_slots"], IDS)
-        self._size_tables = _blocks(self._bit_tables["hand_sizes"], cfg.hand_size + 1)
+        # The bit of entry i of each segment as a Python int: the encoder adds them up.
+        bits = {name: tuple(1 << (seg.offset + i) for i in range(seg.size)) for name, seg in self.layout.items()}
+        self._pile_bits = (bits["hand"], bits["open_set"], bits["pending_discard"], bits["dead_pile"])
+        self._pile_bit = tuple(table.__getitem__ for table in self._pile_bits)
+        self._slot_bits = _blocks(bits["hand_slots"], IDS)
+        self._phase_bits, self._cut_bits = bits["phase"], bits["cut_card"]
+        # The per-seat segments as seen by each observer, indexed by absolute seat, so the
+        # encoder maps the engine's per-seat lists straight onto them.
+        known, sizes = _blocks(bits["known"], IDS), _blocks(bits["hand_sizes"], cfg.hand_size + 1)
+        self._seat_bits = [tuple([block[(q - p) % n] for q in range(n)]
+                                 for block in (known, sizes, bits["eliminated"], bits["turn_done"], bits["to_move"],
+                                               bits["dealer"]))
+                           for p in range(n)]
         self._unique_cards = cfg.max_copies == 1
+        self._deck_size = cfg.deck_size
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -72,52 +81,38 @@ class LeastCountEnv(RummyEnv):
 
     def _encode(self, player: int) -> np.ndarray:
         g = self.game
-        n = g.n
-        seats = self._seats[player]
-        tables, off = self._bit_tables, self._off
+        known, sizes, eliminated, turn_done, to_move, dealer = self._seat_bits[player]
         hand = g.hands[player]
-        piles = [(tables[name], cards) for name, cards in (("hand", hand), ("open_set", g.open_set),
-                                                           ("pending_discard", g.pending), ("dead_pile", g.dead))
-                 if cards]
-        piles += [(table, g.known[q]) for table, q in zip(self._known_tables, seats) if g.known[q]]
         # One Python int holds a bit per entry, summed from precomputed bits and unpacked to
-        # floats in one go. Without copies of a card (one deck, at most one joker) a pile's
-        # bits are distinct and simply add up; otherwise further copies are added afterwards.
-        bits = (tables["phase"][g.phase] + tables["dealer"][(g.dealer - player) % n]
-                + sum(map(getitem, self._slot_tables, hand)))
-        extra: list[int] = []  # observation indices of second and further copies
-        if self._unique_cards:
-            for table, cards in piles:
-                bits += sum(map(table.__getitem__, cards))
-        else:
-            for table, cards in piles:
-                seen = set()
-                for card in cards:
-                    if card in seen:
-                        extra.append(table[card].bit_length() - 1)
-                    else:
-                        seen.add(card)
-                        bits += table[card]
-        if g.cut_card >= 0:
-            bits += tables["cut_card"][g.cut_card]
+        # floats in one go.
+        bits = (self._phase_bits[g.phase] + dealer[g.dealer] + sum(map(getitem, self._slot_bits, hand))
+                + sum(map(getitem, sizes, map(len, g.hands))) + sum(compress(turn_done, g.turn_done)))
         if g.current_player >= 0:
-            bits += tables["to_move"][(g.current_player - player) % n]
-        sizes = self._size_tables
-        for k, q in enumerate(seats):
-            bits += sizes[k][len(g.hands[q])]
-            if g.out_round[q]:
-                bits += tables["eliminated"][k]
-            if g.turn_done[q]:
-                bits += tables["turn_done"][k]
-        obs = bits_to_array(bits, self.observation_size)
-        for index in extra:
-            obs[index] += 1.0
-        cfg = self.config
+            bits += to_move[g.current_player]
+        if g.cut_card >= 0:
+            bits += self._cut_bits[g.cut_card]
+        if any(g.out_round):
+            bits += sum(compress(eliminated, g.out_round))
+        if self._unique_cards:
+            # Without copies of a card (one deck, at most one joker) a pile's bits are distinct.
+            hand_bit, open_bit, pending_bit, dead_bit = self._pile_bit
+            bits += sum(map(hand_bit, hand)) + sum(map(open_bit, g.open_set)) + sum(map(dead_bit, g.dead))
+            if g.pending:
+                bits += sum(map(pending_bit, g.pending))
+            if any(g.known):
+                for table, cards in zip(known, g.known):
+                    if cards:
+                        bits += sum(map(table.__getitem__, cards))
+            obs = bits_to_array(bits, self.observation_size)
+        else:
+            piles = [*zip(self._pile_bits, (hand, g.open_set, g.pending, g.dead)), *zip(known, g.known)]
+            obs = _counts_to_array(bits, piles, self.observation_size)
+        cfg, n = self.config, g.n
         if any(g.totals):
-            start = off["totals"]
-            obs[start:start + n] = [g.totals[q] / cfg.elimination_score for q in seats]
-        obs[off["stock_size"]] = len(g.stock) / cfg.deck_size
-        obs[off["turns"]] = g.turns / cfg.max_turns_per_round
+            start = self._totals_start
+            obs[start:start + n] = [g.totals[q] / cfg.elimination_score for q in self._seats[player]]
+        obs[self._stock_index] = len(g.stock) / self._deck_size
+        obs[self._turns_index] = g.turns / cfg.max_turns_per_round
         return obs
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
@@ -184,6 +179,24 @@ class LeastCountEnv(RummyEnv):
         if g.is_terminal() and self.config.episode == "match":
             lines.append(f"   winners: {['player_' + str(q) for q in g.winners] or 'none (round cap)'}")
         return "\n".join(lines)
+
+
+def _counts_to_array(bits: int, piles: list[tuple[tuple[int, ...], list[int]]], size: int) -> np.ndarray:
+    """The observation of the 0/1 entries ``bits`` plus the piles: for each ``(table, cards)``,
+    the count of each card at the entry whose bit ``table[card]`` is (piles may hold copies)."""
+    extra: list[int] = []  # observation indices of second and further copies
+    for table, cards in piles:
+        seen = set()
+        for card in cards:
+            if card in seen:
+                extra.append(table[card].bit_length() - 1)
+            else:
+                seen.add(card)
+                bits += table[card]
+    obs = bits_to_array(bits, size)
+    for index in extra:
+        obs[index] += 1.0
+    return obs
 
 
 def _blocks(items: tuple[int, ...], size: int) -> list[tuple[int, ...]]:
