@@ -53,7 +53,7 @@ class Phase(IntEnum):
 
 # Action ids: named offsets of one Discrete space.
 DECLARE = 0
-DISCARD = 1  # DISCARD + subset - 1: the cards at the set bits of ``subset`` in the sorted hand
+DISCARD = 1  # DISCARD + subset - 1 (= subset): the cards at the set bits of ``subset`` in the sorted hand
 PICK_OPEN = DISCARD + (1 << MAX_HAND) - 1  # PICK_OPEN + card id: a card of the open set
 PICK_CLOSED = PICK_OPEN + NUM_IDS  # the top card of the closed deck
 NUM_ACTIONS = PICK_CLOSED + 1
@@ -235,6 +235,15 @@ class DiscardRules:
         return min(self.sequence_lengths[0], FLUSH_SIZE)
 
 
+_RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
+_RANK_BIT = tuple(1 << rank for rank in _RANK_OF[:C.NUM_CARDS]) + (0,)  # a joker is in no rank row
+_POSITION_BITS = tuple(tuple(1 << i for i in range(MAX_HAND) if mask >> i & 1) for mask in range(1 << MAX_HAND))
+_SINGLES = tuple(tuple(1 << i for i in range(size)) for size in range(MAX_HAND + 1))
+# _SUBSETS[k][mask]: the subsets of k of the positions in ``mask`` (the cards of one rank).
+_SUBSETS = tuple(tuple(tuple(map(sum, combinations(_POSITION_BITS[mask], k))) for mask in range(1 << MAX_HAND))
+                 for k in range(MAX_HAND + 1))
+
+
 def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     """Sorted subset bitmasks (bit i = the i-th card of the sorted ``hand``) of every legal
     discard: a single, a pair, four of a kind (three when allowed, two different pairs when
@@ -242,70 +251,79 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     ``sequence_same_suit``) or a flush of 5 different cards of one suit. Printed jokers group
     only with each other and fit no sequence or flush. Of copies of an id the first is used."""
     size = len(hand)
-    firsts = [i for i in range(size) if not i or hand[i] != hand[i - 1]]  # first copies of each id
-    singles = [1 << i for i in firsts]
     if size == 1:
-        return singles
+        return [1]
+    copies = 0  # positions holding a further copy of the id just before them
+    if len(set(hand)) < size:
+        copies = sum(1 << i for i in range(1, size) if hand[i] == hand[i - 1])
     groups: set[int] = set()
-    ranks = [card % C.NUM_RANKS if card != JOKER else JOKER_RANK for card in hand]
+    ranks = [_RANK_OF[card] for card in hand]
     if len(set(ranks)) < size:
-        _add_sets(hand, ranks, len(firsts) < size, rules, groups)
+        _add_sets(ranks, rules, groups)
     if size >= rules.shortest_run:
-        naturals = [i for i in firsts if hand[i] != JOKER]
-        _add_runs(hand, naturals, rules, groups)
+        _add_runs(hand, ranks, copies, rules, groups)
+    if copies:  # of copies of an id, only the subsets taking the first ones
+        groups = {subset for subset in groups if not (subset & copies) >> 1 & ~subset}
+        singles = [1 << i for i in range(size) if not copies >> i & 1]
+    else:
+        singles = list(_SINGLES[size])
     return sorted(singles + list(groups)) if groups else singles
 
 
-def _add_sets(hand: list[int], ranks: list[int], twins: bool, rules: DiscardRules, out: set[int]) -> None:
-    """Add the groups of one rank (and pairs of two ranks) to ``out``."""
-    by_rank: dict[int, list[int]] = {}
+def _add_sets(ranks: list[int], rules: DiscardRules, out: set[int]) -> None:
+    """Add the groups of one rank (and pairs of two ranks) of the hand of ``ranks`` to ``out``."""
+    by_rank: dict[int, int] = {}  # rank -> the positions of its cards
     for i, rank in enumerate(ranks):
-        by_rank.setdefault(rank, []).append(i)
-    first = {card: hand.index(card) for card in set(hand)} if twins else {}
-    pairs: list[set[int]] = []
+        by_rank[rank] = by_rank.get(rank, 0) | 1 << i
+    pairs: list[tuple[int, ...]] = []
     for positions in by_rank.values():
-        if len(positions) < 2:
-            continue
-        for size in rules.set_sizes:
-            for chosen in combinations(positions, size):
-                out.add(_canonical(hand, first, chosen) if twins else C.to_mask(chosen))
-        if rules.allow_two_different_pairs:
-            pairs.append({_canonical(hand, first, chosen) if twins else C.to_mask(chosen)
-                          for chosen in combinations(positions, 2)})
+        if positions & (positions - 1):  # two cards or more
+            for size in rules.set_sizes:
+                out.update(_SUBSETS[size][positions])
+            if rules.allow_two_different_pairs:
+                pairs.append(_SUBSETS[2][positions])
     for a, b in combinations(pairs, 2):
         out.update(x | y for x in a for y in b)
 
 
-def _add_runs(hand: list[int], naturals: list[int], rules: DiscardRules, out: set[int]) -> None:
-    """Add the sequences and flushes of the distinct natural cards at ``naturals`` to ``out``."""
-    count = len(naturals)
-    for k in range(count - FLUSH_SIZE + 1):
-        # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
-        if hand[naturals[k]] // C.NUM_RANKS == hand[naturals[k + FLUSH_SIZE - 1]] // C.NUM_RANKS:
-            suited = [i for i in naturals if hand[i] // C.NUM_RANKS == hand[naturals[k]] // C.NUM_RANKS]
-            out.update(C.to_mask(chosen) for chosen in combinations(suited, FLUSH_SIZE))
-            break  # seven cards hold at most one suit of five
-    shortest = rules.sequence_lengths[0]
-    if count < shortest:
-        return
+def _add_runs(hand: list[int], ranks: list[int], copies: int, rules: DiscardRules, out: set[int]) -> None:
+    """Add the sequences and flushes of the distinct natural cards (no printed jokers, the
+    first of copies) to ``out``; ``copies`` holds the positions of further copies."""
+    lengths = rules.sequence_lengths
     if rules.sequence_same_suit:
-        groups = [[i for i in naturals if hand[i] // C.NUM_RANKS == s] for s in range(C.NUM_SUITS)]
-    else:
-        groups = [naturals]
-    for group in groups:
-        if len(group) < shortest:
-            continue
-        row = 0
-        for i in group:
-            row |= 1 << hand[i] % C.NUM_RANKS
-        runs = _runs_in_row(row, rules.sequence_lengths)
-        if not runs:
-            continue
-        by_rank: dict[int, list[int]] = {}
-        for i in group:
-            by_rank.setdefault(hand[i] % C.NUM_RANKS, []).append(1 << i)
+        naturals = [i for i, card in enumerate(hand) if card != JOKER and not copies >> i & 1]
+        _add_flush(hand, naturals, out)
+        for suit in {hand[i] // C.NUM_RANKS for i in naturals}:
+            bit_of_rank = {ranks[i]: 1 << i for i in naturals if hand[i] // C.NUM_RANKS == suit}
+            if len(bit_of_rank) >= lengths[0]:
+                row = sum(1 << rank for rank in bit_of_rank)
+                out.update(sum(bit_of_rank[r] for r in run) for run in _runs_in_row(row, lengths))
+        return
+    row = 0
+    for card in hand:
+        row |= _RANK_BIT[card]
+    runs = _runs_in_row(row, lengths)
+    if len(hand) < FLUSH_SIZE and not runs:
+        return
+    naturals = [i for i, card in enumerate(hand) if card != JOKER and not copies >> i & 1]
+    _add_flush(hand, naturals, out)
+    if runs:
+        by_rank: dict[int, int] = {}  # rank -> the positions of its natural cards
+        for i in naturals:
+            by_rank[ranks[i]] = by_rank.get(ranks[i], 0) | 1 << i
         for run in runs:
-            out.update(sum(picked) for picked in product(*(by_rank[r] for r in run)))
+            out.update(map(sum, product(*(_POSITION_BITS[by_rank[r]] for r in run))))
+
+
+def _add_flush(hand: list[int], naturals: list[int], out: set[int]) -> None:
+    """Add the flushes (5 of one suit) of the natural cards at the positions ``naturals``."""
+    for k in range(len(naturals) - FLUSH_SIZE + 1):
+        # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
+        suit = hand[naturals[k]] // C.NUM_RANKS
+        if suit == hand[naturals[k + FLUSH_SIZE - 1]] // C.NUM_RANKS:
+            suited = [1 << i for i in naturals if hand[i] // C.NUM_RANKS == suit]
+            out.update(map(sum, combinations(suited, FLUSH_SIZE)))
+            return  # seven cards hold at most one suit of five
 
 
 @lru_cache(maxsize=None)
@@ -313,17 +331,6 @@ def _runs_in_row(row: int, lengths: tuple[int, ...]) -> tuple[tuple[int, ...], .
     """The rank lists of every sequence of an allowed length inside the 13-bit rank row."""
     return tuple(tuple(pos % C.NUM_RANKS for pos in range(lo, hi + 1))
                  for lo, hi, _ranks in M.sequences_in_row(row) if hi - lo + 1 in lengths)
-
-
-def _canonical(hand: list[int], first: dict[int, int], positions: tuple[int, ...]) -> int:
-    """The subset taking the same cards as ``positions``, each id's first copies first."""
-    mask = 0
-    for i in positions:
-        j = first[hand[i]]
-        while mask >> j & 1:
-            j += 1
-        mask |= 1 << j
-    return mask
 
 
 # ----------------------------------------------------------------------------------------
@@ -527,9 +534,8 @@ class LeastCountState:
     def _compute_legal(self) -> list[int]:
         p = self.current_player
         if self.phase == Phase.TURN_START:
-            out = [DECLARE] if self.may_declare(p) else []
-            out += [DISCARD - 1 + subset for subset in legal_discards(self.hands[p], self.rules)]
-            return out
+            discards = legal_discards(self.hands[p], self.rules)  # DISCARD - 1 + subset is the subset
+            return [DECLARE, *discards] if self.may_declare(p) else discards
         if self.phase == Phase.PICK:
             out = [PICK_OPEN + c for c in sorted(set(self.open_set))]
             if self.stock or self.dead:
