@@ -206,6 +206,30 @@ def test_random_games_keep_the_rules_slow(name):
             play_game(config, seed, rng)
 
 
+def test_a_seed_deals_the_deck_of_the_stdlib_shuffle():
+    """The engine's own shuffle draws exactly what ``random.Random.shuffle`` draws, so a seed
+    deals what it always dealt (the dealer, then the deck, from the round's generator)."""
+    rng = random.Random(3)
+    for length in [0, 1, 2, 52, 53, 104, 108] + [rng.randrange(120) for _ in range(50)]:
+        seed = rng.randrange(1 << 40)
+        mine, stdlib = list(range(length)), list(range(length))
+        L._shuffle(random.Random(seed), mine)
+        random.Random(seed).shuffle(stdlib)
+        assert mine == stdlib, length
+    for players, seed in [(4, 0), (4, 17), (10, 5), (2, 99)]:
+        config = LeastCountConfig(num_players=players)
+        generator = random.Random(f"least_count:{seed}:0")
+        dealer = generator.randrange(players)
+        deck = config.full_deck()
+        generator.shuffle(deck)
+        state = LeastCountState(config, seed)
+        seats = [(dealer + k) % players for k in range(1, players + 1)]
+        dealt = players * config.hand_size
+        assert state.dealer == dealer
+        assert state.hands == [sorted(deck[seats.index(q):dealt:players]) for q in range(players)]
+        assert state.open_set == [deck[dealt]] and state.stock == deck[dealt + 1:][::-1]
+
+
 def test_action_names():
     assert L.NUM_ACTIONS == 182 and (L.DECLARE, L.DISCARD, L.PICK_OPEN, L.PICK_CLOSED) == (0, 1, 128, 181)
     assert L.action_to_str(L.DISCARD - 1 + 0b1011) == "DISCARD(0,1,3)"

@@ -223,8 +223,8 @@ class RummyEnv(AECEnv, ABC):
         stream continues. ``options``: ``deck``, ``dealer`` or ``state`` (an engine dict)."""
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = set(options) - {"deck", "dealer", "state"}
+        options = dict(options) if options else {}
+        unknown = options.keys() - {"deck", "dealer", "state"}
         if unknown:  # PettingZoo's api_test passes arbitrary keys, so these warn, not fail
             warnings.warn(f"ignoring unknown reset option(s): {', '.join(sorted(unknown))}; known: deck, dealer, state",
                           stacklevel=2)

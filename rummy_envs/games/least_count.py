@@ -23,10 +23,11 @@ import operator
 import random
 from bisect import insort
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import lru_cache
-from itertools import combinations, product
+from functools import cached_property, lru_cache
+from itertools import combinations, compress, product
 from typing import Any, ClassVar
 
 from rummy_envs import cards as C
@@ -49,6 +50,9 @@ class Phase(IntEnum):
     TURN_START = 0  # declare, or discard a legal set
     PICK = 1  # pick a card of the open set or the top of the closed deck
     GAME_OVER = 2
+
+
+_TURN_START, _PICK, _GAME_OVER = Phase  # plain names: an enum member looked up on its class costs more
 
 
 # Action ids: named offsets of one Discrete space.
@@ -196,6 +200,11 @@ class LeastCountConfig(C.MultiDeckDeal):
     def total_jokers(self) -> int:
         return self.num_printed_jokers * self.decks
 
+    @cached_property
+    def deck_order(self) -> tuple[int, ...]:
+        """``full_deck()`` computed once: every deal shuffles a copy of it."""
+        return tuple(self.full_deck())
+
 
 # ----------------------------------------------------------------------------------------
 # Card values and the discard patterns
@@ -224,20 +233,29 @@ class DiscardRules:
         return cls(config.sequence_lengths, config.sequence_same_suit, config.allow_three_of_a_kind,
                    config.allow_two_different_pairs)
 
-    @property
+    @cached_property
     def set_sizes(self) -> tuple[int, ...]:
         """Sizes of a legal group of one rank: pairs and fours, and threes when allowed."""
         return (2, 3, 4) if self.allow_three_of_a_kind else (2, 4)
 
-    @property
+    @cached_property
     def shortest_run(self) -> int:
         """The fewest cards of a sequence or a flush."""
         return min(self.sequence_lengths[0], FLUSH_SIZE)
 
+    @cached_property
+    def runs_by_row(self) -> dict[int, tuple[tuple[int, ...], ...]]:
+        """The rank lists of the sequences of an allowed length inside a 13-bit rank row, filled
+        in as rows come up (shared by the rules of equal sequence lengths)."""
+        return _runs_table(self.sequence_lengths)
+
 
 _RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
-_RANK_BIT = tuple(1 << rank for rank in _RANK_OF[:C.NUM_CARDS]) + (0,)  # a joker is in no rank row
+_SUIT_OF = tuple(c // C.NUM_RANKS for c in range(C.NUM_CARDS)) + (C.NUM_SUITS,)  # a joker is of no suit
+_ROW_BIT = tuple(1 << rank for rank in range(C.NUM_RANKS)) + (0,)  # by rank; a joker is in no rank row
 _POSITION_BITS = tuple(tuple(1 << i for i in range(MAX_HAND) if mask >> i & 1) for mask in range(1 << MAX_HAND))
+_ALL_POSITIONS = (1 << MAX_HAND) - 1
+_POSITION_FLAGS = tuple(tuple(bool(mask >> i & 1) for i in range(MAX_HAND)) for mask in range(1 << MAX_HAND))
 _SINGLES = tuple(tuple(1 << i for i in range(size)) for size in range(MAX_HAND + 1))
 # _SUBSETS[k][mask]: the subsets of k of the positions in ``mask`` (the cards of one rank).
 _SUBSETS = tuple(tuple(tuple(map(sum, combinations(_POSITION_BITS[mask], k))) for mask in range(1 << MAX_HAND))
@@ -253,15 +271,29 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     size = len(hand)
     if size == 1:
         return [1]
-    copies = 0  # positions holding a further copy of the id just before them
-    if len(set(hand)) < size:
-        copies = sum(1 << i for i in range(1, size) if hand[i] == hand[i - 1])
-    groups: set[int] = set()
     ranks = [_RANK_OF[card] for card in hand]
-    if len(set(ranks)) < size:
+    distinct = set(ranks)
+    groups: set[int] = set()
+    copies = 0  # positions holding a further copy of the id just before them
+    if len(distinct) < size:
+        if len(set(hand)) < size:
+            copies = sum(1 << i for i in range(1, size) if hand[i] == hand[i - 1])
         _add_sets(ranks, rules, groups)
     if size >= rules.shortest_run:
-        _add_runs(hand, ranks, copies, rules, groups)
+        if copies or rules.sequence_same_suit:
+            _add_runs(hand, ranks, copies, rules, groups)
+        else:
+            # Distinct cards, jokers last: a suit of five shows as two cards 4 places apart.
+            for k in range(size - FLUSH_SIZE + 1):
+                if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
+                    _add_flush(hand, range(size), groups)
+                    break
+            row = sum(map(_ROW_BIT.__getitem__, distinct))
+            runs = rules.runs_by_row.get(row)
+            if runs is None:
+                runs = rules.runs_by_row[row] = _runs_in_row(row, rules.sequence_lengths)
+            if runs:
+                _add_sequences(ranks, range(size), runs, groups)
     if copies:  # of copies of an id, only the subsets taking the first ones
         groups = {subset for subset in groups if not (subset & copies) >> 1 & ~subset}
         singles = [1 << i for i in range(size) if not copies >> i & 1]
@@ -288,42 +320,48 @@ def _add_sets(ranks: list[int], rules: DiscardRules, out: set[int]) -> None:
 
 def _add_runs(hand: list[int], ranks: list[int], copies: int, rules: DiscardRules, out: set[int]) -> None:
     """Add the sequences and flushes of the distinct natural cards (no printed jokers, the
-    first of copies) to ``out``; ``copies`` holds the positions of further copies."""
+    first of copies) to ``out``, in one suit with ``sequence_same_suit``; ``copies`` holds
+    the positions of further copies."""
     lengths = rules.sequence_lengths
-    if rules.sequence_same_suit:
-        naturals = [i for i, card in enumerate(hand) if card != JOKER and not copies >> i & 1]
-        _add_flush(hand, naturals, out)
-        for suit in {hand[i] // C.NUM_RANKS for i in naturals}:
-            bit_of_rank = {ranks[i]: 1 << i for i in naturals if hand[i] // C.NUM_RANKS == suit}
-            if len(bit_of_rank) >= lengths[0]:
-                row = sum(1 << rank for rank in bit_of_rank)
-                out.update(sum(bit_of_rank[r] for r in run) for run in _runs_in_row(row, lengths))
-        return
-    row = 0
-    for card in hand:
-        row |= _RANK_BIT[card]
-    runs = _runs_in_row(row, lengths)
-    if len(hand) < FLUSH_SIZE and not runs:
-        return
     naturals = [i for i, card in enumerate(hand) if card != JOKER and not copies >> i & 1]
-    _add_flush(hand, naturals, out)
-    if runs:
-        by_rank: dict[int, int] = {}  # rank -> the positions of its natural cards
-        for i in naturals:
-            by_rank[ranks[i]] = by_rank.get(ranks[i], 0) | 1 << i
-        for run in runs:
-            out.update(map(sum, product(*(_POSITION_BITS[by_rank[r]] for r in run))))
-
-
-def _add_flush(hand: list[int], naturals: list[int], out: set[int]) -> None:
-    """Add the flushes (5 of one suit) of the natural cards at the positions ``naturals``."""
     for k in range(len(naturals) - FLUSH_SIZE + 1):
         # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
-        suit = hand[naturals[k]] // C.NUM_RANKS
-        if suit == hand[naturals[k + FLUSH_SIZE - 1]] // C.NUM_RANKS:
-            suited = [1 << i for i in naturals if hand[i] // C.NUM_RANKS == suit]
+        if _SUIT_OF[hand[naturals[k]]] == _SUIT_OF[hand[naturals[k + FLUSH_SIZE - 1]]]:
+            _add_flush(hand, naturals, out)
+            break
+    suits = {_SUIT_OF[hand[i]] for i in naturals} if rules.sequence_same_suit else {None}
+    for suit in suits:
+        group = [i for i in naturals if suit is None or _SUIT_OF[hand[i]] == suit]
+        if len(group) >= lengths[0]:
+            runs = _runs_in_row(sum({_ROW_BIT[ranks[i]] for i in group}), lengths)
+            _add_sequences(ranks, group, runs, out)
+
+
+def _add_sequences(ranks: list[int], positions: Iterable[int], runs: tuple[tuple[int, ...], ...],
+                   out: set[int]) -> None:
+    """Add to ``out`` every choice of one of the ``positions`` per rank of each run."""
+    by_rank: dict[int, int] = {}  # rank -> the positions of its cards
+    for i in positions:
+        by_rank[ranks[i]] = by_rank.get(ranks[i], 0) | 1 << i
+    for run in runs:
+        out.update(map(sum, product(*(_POSITION_BITS[by_rank[r]] for r in run))))
+
+
+def _add_flush(hand: list[int], positions: Iterable[int], out: set[int]) -> None:
+    """Add the flushes of the natural cards at ``positions`` (distinct cards, one suit of
+    five or more among them, as a hand holds at most seven) to ``out``."""
+    by_suit: dict[int, list[int]] = {}
+    for i in positions:
+        by_suit.setdefault(_SUIT_OF[hand[i]], []).append(1 << i)
+    for suited in by_suit.values():
+        if len(suited) >= FLUSH_SIZE:
             out.update(map(sum, combinations(suited, FLUSH_SIZE)))
-            return  # seven cards hold at most one suit of five
+
+
+@lru_cache(maxsize=None)
+def _runs_table(lengths: tuple[int, ...]) -> dict[int, tuple[tuple[int, ...], ...]]:
+    """An empty table of the sequences in each rank row, one per set of sequence lengths."""
+    return {}
 
 
 @lru_cache(maxsize=None)
@@ -391,6 +429,20 @@ class LeastCountView:
 
 # ----------------------------------------------------------------------------------------
 # The state
+
+
+def _shuffle(rng: random.Random, items: list) -> None:
+    """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does (Fisher-Yates from the
+    end, each index drawn with ``getrandbits`` of its bit length, redrawn when too large), in
+    half its time: the stdlib makes a method call per card."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 def round_random(seed: int, round_index: int) -> random.Random:
@@ -468,18 +520,16 @@ class LeastCountState:
         cfg = self.config
         order = deck
         if order is None:
-            order = cfg.full_deck()
-            rng.shuffle(order)
+            order = list(cfg.deck_order)
+            _shuffle(rng, order)
         seats = [(dealer + k) % self.n for k in range(1, self.n + 1)]
         seats = [q for q in seats if not self.out_round[q]]  # dealt from the dealer's left
         self.dealer = dealer
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
-        size = cfg.hand_size
-        for i in range(len(seats) * size):
-            self.hands[seats[i % len(seats)]].append(order[i])
-        for hand in self.hands:
-            hand.sort()
-        rest = order[len(seats) * size:]
+        dealt = len(seats) * cfg.hand_size
+        for k, q in enumerate(seats):  # one card at a time around the table
+            self.hands[q] = sorted(order[k:dealt:len(seats)])
+        rest = order[dealt:]
         self.cut_card = rest.pop(0) if cfg.cut_joker else -1
         self.open_set: list[int] = [rest.pop(0)] if cfg.initial_open_card else []
         self.stock = rest[::-1]  # pop() draws the top card
@@ -494,7 +544,7 @@ class LeastCountState:
 
     def _begin_turn(self, player: int) -> None:
         self.current_player = player
-        self.phase = Phase.TURN_START
+        self.phase = _TURN_START
         self._legal: list[int] | None = None
 
     def next_active(self, seat: int) -> int:
@@ -507,7 +557,7 @@ class LeastCountState:
 
     # -- queries ---------------------------------------------------------------------------
     def is_terminal(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase == _GAME_OVER
 
     def active_seats(self) -> list[int]:
         """Seats still in the match, in seat order."""
@@ -533,10 +583,10 @@ class LeastCountState:
 
     def _compute_legal(self) -> list[int]:
         p = self.current_player
-        if self.phase == Phase.TURN_START:
+        if self.phase == _TURN_START:
             discards = legal_discards(self.hands[p], self.rules)  # DISCARD - 1 + subset is the subset
             return [DECLARE, *discards] if self.may_declare(p) else discards
-        if self.phase == Phase.PICK:
+        if self.phase == _PICK:
             out = [PICK_OPEN + c for c in sorted(set(self.open_set))]
             if self.stock or self.dead:
                 out.append(PICK_CLOSED)
@@ -591,7 +641,7 @@ class LeastCountState:
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
-        as_int = _as_action(action)
+        as_int = action if type(action) is int else _as_action(action)
         if as_int not in self.legal_actions():
             raise IllegalActionError(
                 action, action_to_str(as_int) if as_int is not None else repr(action),
@@ -606,10 +656,11 @@ class LeastCountState:
         elif action < PICK_OPEN:
             hand = self.hands[p]
             subset = action - DISCARD + 1
-            self.pending = [c for i, c in enumerate(hand) if subset >> i & 1]
-            self.hands[p] = [c for i, c in enumerate(hand) if not subset >> i & 1]
-            _remove_cards(self.known[p], self.pending)
-            self.phase = Phase.PICK
+            self.pending = list(compress(hand, _POSITION_FLAGS[subset]))
+            self.hands[p] = list(compress(hand, _POSITION_FLAGS[~subset & _ALL_POSITIONS]))
+            if self.known[p]:
+                _remove_cards(self.known[p], self.pending)
+            self.phase = _PICK
         elif action == PICK_CLOSED:
             if not self.stock:
                 self._reshuffle()
@@ -625,7 +676,7 @@ class LeastCountState:
     def _reshuffle(self) -> None:
         """The dead pile, shuffled from the seed, becomes the closed deck."""
         cards = list(self.dead)
-        random.Random(f"{GAME}-reshuffle:{self.seed}:{self.round_index}:{self.reshuffles}").shuffle(cards)
+        _shuffle(random.Random(f"{GAME}-reshuffle:{self.seed}:{self.round_index}:{self.reshuffles}"), cards)
         self.reshuffles += 1
         self.dead = []
         self.stock = cards[::-1]
@@ -687,7 +738,7 @@ class LeastCountState:
     def _finish(self, truncated: bool, winners: list[int]) -> None:
         self.truncated = truncated
         self.winners = winners
-        self.phase, self.current_player = Phase.GAME_OVER, -1
+        self.phase, self.current_player = _GAME_OVER, -1
 
     # -- views -----------------------------------------------------------------------------
     def view(self, player: int) -> LeastCountView:
