@@ -472,6 +472,24 @@ def test_every_segment_decodes_to_the_view(options, policy):
     assert min(seen.values()) > 0, seen
 
 
+def test_copies_of_an_env_encode_their_own_states():
+    """A deep copy or an unpickled env plays on by itself and observes its own state (the
+    encoder's buffer is copied with it, not shared or left behind)."""
+    import pickle
+    env = least_count_v0.env(num_players=4)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(int(env.last()[0]["action_mask"].nonzero()[0][0]))
+    for dup in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        fresh = least_count_v0.env(num_players=4)
+        fresh.reset(options={"state": dup.unwrapped.game.to_dict()})
+        dup.step(int(dup.last()[0]["action_mask"].nonzero()[0][-1]))
+        fresh.step(int(fresh.last()[0]["action_mask"].nonzero()[0][-1]))
+        for agent in env.unwrapped.possible_agents:
+            assert np.array_equal(dup.unwrapped.observe(agent)["observation"],
+                                  fresh.unwrapped.observe(agent)["observation"]), agent
+
+
 def test_layout_sizes_by_player_count():
     sizes = {}
     for players in range(2, 11):

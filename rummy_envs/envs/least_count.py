@@ -49,6 +49,20 @@ class LeastCountEnv(RummyEnv):
         self._seat_offsets = [tuple([off[name] + (q - p) % n * size for q in range(n)] for name, size in blocks)
                               for p in range(n)]
         self._deck_size = cfg.deck_size
+        self._no_entries = bytes(self.observation_size)
+        self._entries = bytearray(self.observation_size)
+        self._entries_array = np.frombuffer(self._entries, np.uint8)  # a view of it
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and deep-copied without the numpy view of the encoder's buffer, which
+        ``__setstate__`` makes again over the copy's own buffer."""
+        state = self.__dict__.copy()
+        del state["_entries_array"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._entries_array = np.frombuffer(self._entries, np.uint8)
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -76,9 +90,11 @@ class LeastCountEnv(RummyEnv):
 
     def _encode(self, player: int) -> np.ndarray:
         g = self.game
-        # One byte per entry (counts and one-hots), set from precomputed offsets and made floats
-        # in one go: cheaper than numpy item by item for the few dozen entries that are not 0.
-        entries = bytearray(self.observation_size)
+        # One byte per entry (counts and one-hots), set from precomputed offsets in a buffer of
+        # the env's and made floats in one go: cheaper than numpy item by item for the few
+        # dozen entries that are not 0.
+        entries = self._entries
+        entries[:] = self._no_entries
         known, sizes, eliminated, turn_done, to_move, dealer = self._seat_offsets[player]
         entries[self._phase_offset + g.phase] = 1
         entries[dealer[g.dealer]] = 1
@@ -106,7 +122,7 @@ class LeastCountEnv(RummyEnv):
             for offset, cards in zip(known, g.known):
                 for card in cards:
                     entries[offset + card] += 1
-        obs = np.frombuffer(entries, np.uint8).astype(np.float32)
+        obs = self._entries_array.astype(np.float32)
         cfg = self.config
         if any(g.totals):
             start = self._totals_start
