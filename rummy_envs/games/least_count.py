@@ -61,6 +61,7 @@ DISCARD = 1  # DISCARD + subset - 1 (= subset): the cards at the set bits of ``s
 PICK_OPEN = DISCARD + (1 << MAX_HAND) - 1  # PICK_OPEN + card id: a card of the open set
 PICK_CLOSED = PICK_OPEN + NUM_IDS  # the top card of the closed deck
 NUM_ACTIONS = PICK_CLOSED + 1
+_PICK_OPEN_ACTION = tuple(range(PICK_OPEN, PICK_CLOSED))  # by card id
 _SIMPLE_NAMES = {DECLARE: "DECLARE", PICK_CLOSED: "PICK_CLOSED"}
 _SIMPLE_IDS = {name: a for a, name in _SIMPLE_NAMES.items()}
 
@@ -565,8 +566,7 @@ class LeastCountState:
 
     def count(self, player: int) -> int:
         """The value of a hand: A = 1, 2-10 face value, J/Q/K = 10, jokers 0."""
-        values = self.values
-        return sum(values[c] for c in self.hands[player])
+        return sum(map(self.values.__getitem__, self.hands[player]))
 
     def may_declare(self, player: int) -> bool:
         """``declare_allowed`` of the spec, at the start of ``player``'s turn."""
@@ -587,7 +587,7 @@ class LeastCountState:
             discards = legal_discards(self.hands[p], self.rules)  # DISCARD - 1 + subset is the subset
             return [DECLARE, *discards] if self.may_declare(p) else discards
         if self.phase == _PICK:
-            out = [PICK_OPEN + c for c in sorted(set(self.open_set))]
+            out = list(map(_PICK_OPEN_ACTION.__getitem__, sorted(set(self.open_set))))
             if self.stock or self.dead:
                 out.append(PICK_CLOSED)
             return out
