@@ -20,6 +20,10 @@ from rummy_envs import IllegalActionError
 from rummy_envs.wrappers import SingleAgentEnv, UniformRandomPlayer, env_layout_hash, layout_hash
 
 GAMES = list(rummy_envs.ENVS)
+EPISODE_OPTIONS = {"manipulation_rummy": {"num_players": 2}}
+"""Options for the tests that play whole random episodes: uniform-random Manipulation Rummy
+hoards cards, and three-player rounds reach 60-card tables whose masks take seconds each
+(docs/table_solver.md), so those tests play its two-player game (one deck, one joker)."""
 SHIPPED = sorted((Path(agents.__file__).parent / "checkpoints").glob("*/policy.npz"))
 
 
@@ -56,7 +60,7 @@ def random_episode(env: SingleAgentEnv, rng: np.random.Generator, seed: int | No
 
 @pytest.mark.parametrize("game", GAMES)
 def test_learning_seat_rotates_over_episodes(game):
-    env = SingleAgentEnv(game)
+    env = SingleAgentEnv(game, **EPISODE_OPTIONS.get(game, {}))
     rng = np.random.default_rng(0)
     env.reset(seed=1)
     seats = []
@@ -65,7 +69,7 @@ def test_learning_seat_rotates_over_episodes(game):
         seats.append(env.learner_seat)
     n = env.num_players
     assert all(seats[k + 1] == (seats[k] + 1) % n for k in range(len(seats) - 1)), seats
-    fixed = SingleAgentEnv(game, learner_seat=n - 1)
+    fixed = SingleAgentEnv(game, learner_seat=n - 1, **EPISODE_OPTIONS.get(game, {}))
     for seed in range(3):
         fixed.reset(seed=seed)
         assert fixed.learner_seat == n - 1
@@ -95,7 +99,7 @@ class RecordingPlayer:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_each_seat_sees_only_its_own_observation_and_reward(game):
-    env = SingleAgentEnv(game, reward_scale=5.0)
+    env = SingleAgentEnv(game, reward_scale=5.0, **EPISODE_OPTIONS.get(game, {}))
     recorder = RecordingPlayer(env, 0)
     env.set_opponents(recorder)
     rng = np.random.default_rng(1)
