@@ -4,7 +4,8 @@ Run from the repository root::
 
     python -m benchmarks.bench_manipulation [--games N] [--seconds S] [--out benchmarks/RESULTS.md]
 
-Measurements (everything seeded, timed with ``time.perf_counter``):
+Measurements (everything seeded; mask times in CPU seconds, ``time.process_time``, so that other
+work on a shared machine does not inflate them; ratios with ``time.perf_counter``):
 
 1. Positions: every meld decision of 3-player games (two decks, two jokers) played by
    uniform-random legal play and by a greedy player (places the most valuable card the
@@ -16,7 +17,8 @@ Measurements (everything seeded, timed with ``time.perf_counter``):
 3. The DP against the integer program of ``tests/table_oracle.py`` (``scipy.optimize.milp``)
    on the same positions: table legality (``is_legal``), and the full mask (one integer
    program per possible move) on a sample; both must agree before anything is timed.
-4. Memory held by the solver's memo tables after the run (``tracemalloc``).
+4. Memory held by the solver's memo tables after solving every position from empty memo
+   tables, in a separate untimed pass (``tracemalloc``).
 5. Env throughput under uniform-random legal play (agent decisions per second) with 2 and
    4 players, interleaved with gin's in the same run, as a ratio to gin's.
 
@@ -77,13 +79,14 @@ def collect_positions(games: int, policy: str, seed: int, max_decisions: int) ->
 
 
 def time_masks(problems: list[TS.CommitProblem]) -> list[float]:
-    """Seconds per full mask, each problem solved afresh."""
+    """CPU seconds per full mask, each problem solved afresh (process time, so that other
+    work on a shared machine does not inflate it)."""
     out = []
     for problem in problems:
         TS._commit_options.cache_clear()
-        start = time.perf_counter()
+        start = time.process_time()
         TS.commit_options(problem)
-        out.append(time.perf_counter() - start)
+        out.append(time.process_time() - start)
     return out
 
 
@@ -117,6 +120,20 @@ def time_oracle_masks(problems: list[TS.CommitProblem]) -> tuple[float, float]:
     for problem, want in zip(problems, expected):
         assert TS.commit_options(problem) == want, problem
     return dp, ilp
+
+
+def memo_bytes(problems: list[TS.CommitProblem]) -> int:
+    """Bytes the solver's memo tables hold after solving ``problems`` from empty caches,
+    measured in a separate untimed pass (``tracemalloc`` slows everything it watches)."""
+    for cached in (TS._commit_options, TS._legal, TS._step_outcomes, TS._scored_outcomes_cached, TS._splits):
+        cached.cache_clear()
+    tracemalloc.start()
+    for problem in problems:
+        TS.commit_options(problem)
+    snapshot = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    return sum(stat.size for stat in snapshot.statistics("filename")
+               if stat.traceback[0].filename.endswith("table_solver.py"))
 
 
 def env_rates(seconds: float, seed: int) -> dict[str, float]:
@@ -171,7 +188,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/RESULTS.md"))
     args = parser.parse_args()
-    tracemalloc.start()
     lines = [BEGIN, "## Manipulation Rummy: the table solver and the env", ""]
     lines.append(f"`python -m benchmarks.bench_manipulation --games {args.games} --max-decisions {args.max_decisions} "
                  f"--seconds {args.seconds:g}` (3-player positions; see the script's docstring for the method; "
@@ -203,12 +219,10 @@ def main() -> None:
     dp, ilp = time_oracle_masks(sample)
     lines.append(f"Full mask, DP against one integer program per possible move, on {len(sample)} of these positions "
                  f"(answers identical): {dp * 1e3:.2f} ms against {ilp * 1e3:.0f} ms, **{ilp / dp:.0f}x**.")
-    memo = sum(stat.size for stat in tracemalloc.take_snapshot().statistics("filename")
-               if stat.traceback[0].filename.endswith("table_solver.py"))
+    memo = memo_bytes(all_problems)
     lines.append(f"Memory held by the solver's memo tables after the run: {memo / 2**20:.1f} MiB "
                  f"(`_step_outcomes` {TS._step_outcomes.cache_info().currsize} entries, "
                  f"`_legal` {TS._legal.cache_info().currsize}, `_commit_options` {TS._commit_options.cache_info().currsize}).")
-    tracemalloc.stop()
     rates = env_rates(args.seconds, args.seed)
     lines += ["", "| env (random legal play) | decisions/s | vs gin_rummy_v0 |", "|---|---|---|"]
     for key, rate in rates.items():

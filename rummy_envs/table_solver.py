@@ -163,6 +163,34 @@ def _splits(position: int, runs: Runs, count: int) -> tuple[tuple[Runs, int, int
     return tuple(out)
 
 
+def _covers(runs: Runs, other: Runs) -> bool:
+    """Whether open sequences ``runs`` can do whatever ``other`` can from here on: each of
+    ``other``'s sequences is matched to one of ``runs`` at least as far along (length 1 <
+    2 < 3+), and every unmatched one of ``runs`` is 3+ long, so it may simply end."""
+    short1, short2, long = runs
+    other1, other2, other_long = other
+    return (
+        short1 <= other1
+        and short2 <= other1 - short1 + other2
+        and long >= other1 + other2 + other_long - short1 - short2
+    )
+
+
+def _undominated(splits: tuple[tuple[Runs, int, int], ...]) -> list[tuple[Runs, int, int]]:
+    """The splits of one choice minus those another split covers with the same cards to
+    groups and aces kept: any completion of the dropped one is a completion of the other
+    with the same moves at every identity, so neither legality nor any mask changes, and
+    the programme carries fewer states (a sequence extended rather than a new one begun)."""
+    unique = list(dict.fromkeys(splits))
+    return [
+        split
+        for split in unique
+        if not any(
+            other is not split and other[1:] == split[1:] and _covers(other[0], split[0]) for other in unique
+        )
+    ]
+
+
 def _identity(step: int) -> tuple[int, int, int]:
     """(position, suit, card identity) of a solver step."""
     position, suit = divmod(step, NUM_SUITS)
@@ -212,7 +240,7 @@ def _step_outcomes(step: int, runs: int, kept: int, group: int, count: int) -> t
         count = kept
     grouped, largest = group & 31, group >> 5
     out = []
-    for new_runs, to_groups, new_kept in _splits(position, _unpack_runs(runs), count):
+    for new_runs, to_groups, new_kept in _undominated(_splits(position, _unpack_runs(runs), count)):
         new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
         if suit == NUM_SUITS - 1:
             if not _groups_fit(new_grouped, new_largest):
@@ -329,7 +357,15 @@ def _build_melds(path: list[tuple[int, int]]) -> list[tuple[int, ...]]:
             groups.extend(_deal_groups(grouped))
             grouped = []
         previous = state
-    return groups + _join_sequences(runs_done)
+    return groups + _join_sequences([part for run in runs_done for part in _one_ace_each(run)])
+
+
+def _one_ace_each(run: list[int]) -> list[list[int]]:
+    """A sequence from the low ace to the high ace (a path may build one: the kept ace
+    finishes whichever sequence reaches the king) split into A-7 and 8-A."""
+    if len(run) == NUM_POSITIONS and _run_start(run) == 0 and _run_end(run) == ACE_HIGH:
+        return [run[:7], run[7:]]
+    return [run]
 
 
 def _join_sequences(runs: list[list[int]]) -> list[tuple[int, ...]]:
