@@ -22,7 +22,7 @@ from rummy_envs import cards as C
 from rummy_envs import manipulation_rummy_v0
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
-from test_manipulation_rules import A, B, assert_table_legal, is_meld, scenario
+from test_manipulation_rules import A, B, assert_table_legal, is_meld, meldy, scenario
 
 # Env configurations (rules + env options), run at every player count.
 ENV_OPTION_SETS = {
@@ -46,18 +46,6 @@ RULE_SETS = {
 # ---------------------------------------------------------------------------------------
 # Policy, invariants and hidden-card variants
 # ---------------------------------------------------------------------------------------
-
-
-def meldy(state: ManipulationState, rng: random.Random) -> int:
-    """Random play that commits when it can and mostly places cards (uniform play would
-    mostly abort its commits), knocking half the time it may."""
-    legal = state.legal_actions()
-    if M.COMMIT in legal and rng.random() < 0.7:
-        return M.COMMIT
-    placements = [a for a in legal if a >= M.PLACE]
-    if placements and rng.random() < 0.9:
-        return rng.choice(placements)
-    return rng.choice(legal)
 
 
 def check_state(s: ManipulationState) -> None:

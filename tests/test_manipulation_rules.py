@@ -382,7 +382,8 @@ def test_a_seeded_match_plays_rounds_to_the_target_and_the_deal_passes_left():
 
 
 def meldy(state: ManipulationState, rng: random.Random) -> int:
-    """Random play that commits when it can and mostly places cards."""
+    """Random play that commits when it can and mostly places cards (uniform play would
+    mostly abort its commits); shared by the env tests and the contract spec."""
     legal = state.legal_actions()
     if M.COMMIT in legal and rng.random() < 0.7:
         return M.COMMIT
