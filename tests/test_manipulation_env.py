@@ -328,7 +328,6 @@ def check_observation(raw, agent: str) -> None:
                                       "joker_identity_limit": "none", "knock_limit": 60}])
 def test_every_segment_decodes_to_the_view(options):
     env = make_env(**options)
-    raw = env.unwrapped
     rng = random.Random(5)
     seen = Counter()
 
