@@ -451,7 +451,6 @@ def check_observation(raw, agent: str) -> None:
 ])
 def test_every_segment_decodes_to_the_view(options, policy):
     env = make_env(**options)
-    raw = env.unwrapped
     rng = random.Random(5)
     seen = Counter()
 
@@ -560,7 +559,6 @@ def test_state_vector_holds_every_hand_and_the_closed_deck():
 
 def test_render_shows_hands_piles_eliminations_and_the_winner():
     env = make_env(render_mode="ansi", episode="match", elimination_score=30, cut_joker=True)
-    raw = env.unwrapped
     rng = random.Random(3)
     env.reset(seed=3)
     text = env.render()

@@ -957,7 +957,7 @@ class GinState:
         """ValueError naming the field unless the state is one the rules can reach: seats and
         phase, hand sizes, the opening offer, the taken card, the knock and showdown fields
         together, the stock and pile, and the match score against the recorded hands."""
-        cfg, phase, p = self.config, self.phase, self.current_player
+        phase, p = self.phase, self.current_player
         over = phase == Phase.GAME_OVER
         if (p < 0) != over:
             raise field_error(["current_player", "phase"], f"current_player {p} does not fit phase {phase.name} "

@@ -770,7 +770,7 @@ class ManipulationState:
         """ValueError naming the field unless the state is one the rules can reach: the
         identity limit, the phase against the seat, draws and hand, the hands, the commit in
         progress, a legal table, and the match's totals, winners and results."""
-        cfg, n, p, phase = self.config, self.n, self.current_player, self.phase
+        p, phase = self.current_player, self.phase
         over = phase == Phase.GAME_OVER
         committed = (self.start_naturals, self.start_jokers) if self.in_commit else (self.naturals, self.jokers_at)
         names = ["commit.start_naturals", "commit.start_jokers"] if self.in_commit else ["table_naturals",

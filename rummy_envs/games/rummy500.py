@@ -1145,7 +1145,7 @@ class Rummy500State:
         """ValueError naming the field unless the state is one the rules can reach: seats and
         phase, hands, the turn's pending group, target and banned card, the stock, the turn
         count, and the totals and winners against the target and the recorded hands."""
-        cfg, phase, p, n = self.config, self.phase, self.current_player, self.n
+        cfg, phase, p = self.config, self.phase, self.current_player
         over = phase == Phase.GAME_OVER
         if (p < 0) != over:
             raise field_error(["current_player", "phase"], f"current_player {p} does not fit phase {phase.name} "
