@@ -363,6 +363,35 @@ def observed(env: Any, agent: str) -> tuple[np.ndarray, np.ndarray, Any]:
     return o["observation"].copy(), o["action_mask"].copy(), env.unwrapped.player_view(agent)
 
 
+def sorted_hand(cards: list[str]) -> list[str]:
+    """A hand's card strings in the state dicts' order (by card id)."""
+    return C.format(sorted(C.parse(cards))).split()
+
+
+def swap_with_stock(d: dict, seat: int, card: str, rng: random.Random,
+                    sort_hand: Callable[[list[str]], list[str]] = sorted_hand) -> dict:
+    """A copy of state dict ``d`` with one ``card`` of ``seat``'s hand swapped with a random
+    stock card of another kind, the hand re-sorted: a hidden-card variant for the leak checks."""
+    j = rng.choice([i for i, y in enumerate(d["stock"]) if y != card])
+    v = copy.deepcopy(d)
+    hand = v["hands"][seat]
+    hand[hand.index(card)] = v["stock"][j]
+    v["hands"][seat] = sort_hand(hand)
+    v["stock"][j] = card
+    return v
+
+
+def shuffled_stock(d: dict, rng: random.Random) -> list[tuple[str, dict]]:
+    """The variant of state dict ``d`` with its stock reordered, when the stock holds two
+    different cards (none otherwise)."""
+    if len(set(d["stock"])) < 2:
+        return []
+    v = copy.deepcopy(d)
+    while v["stock"] == d["stock"]:
+        rng.shuffle(v["stock"])
+    return [("shuffle stock", v)]
+
+
 def observers(state: Any, n: int, rng: random.Random) -> list[int]:
     """The seats a leak check looks through: the player to move and one other (all of two)."""
     if n == 2:

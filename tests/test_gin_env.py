@@ -26,7 +26,7 @@ from rummy_envs import melds as M
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.games import gin as G
 from rummy_envs.games.gin import GinConfig, GinState, Phase
-from env_contract import GameSpec, Watcher, leak_check, observed, play_env, play_out, snapshots
+from env_contract import GameSpec, Watcher, leak_check, observed, play_env, play_out, shuffled_stock, snapshots
 
 slow = pytest.mark.slow
 AGENTS = ["player_0", "player_1"]
@@ -394,11 +394,7 @@ def hidden_variants(state: GinState, p: int, rng: random.Random) -> list[tuple[s
         if x in v["remaining"]:
             v["remaining"] = sorted((set(v["remaining"]) - {x}) | {y}, key=C.parse_card)
         out.append(("swap opponent card with stock card", v))
-    if len(d["stock"]) >= 2:
-        v = copy.deepcopy(d)
-        while v["stock"] == d["stock"]:
-            rng.shuffle(v["stock"])
-        out.append(("shuffle stock", v))
+    out += shuffled_stock(d, rng)  # one deck: its stock cards all differ
     if state.knocker == opp and d["knock_card"] is not None and d["stock"]:
         v = copy.deepcopy(d)
         j = rng.randrange(len(d["stock"]))

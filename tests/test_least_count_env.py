@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import env_contract as contract
 from env_contract import GameSpec, StepChecks, Watcher
 from rummy_envs import cards as C
 from rummy_envs import least_count_v0
@@ -107,20 +108,9 @@ def hidden_variants(state: LeastCountState, p: int, rng: random.Random) -> list[
     hidden = state.hidden_cards(q) if others else []
     swappable = [x for x in sorted(set(hidden)) if any(y != C.format_card(x) for y in d["stock"])]
     if swappable:
-        x = C.format_card(rng.choice(swappable))
-        j = rng.choice([i for i, y in enumerate(d["stock"]) if y != x])
-        v = copy.deepcopy(d)
-        hand = v["hands"][q]
-        hand[hand.index(x)] = v["stock"][j]
-        v["hands"][q] = C.format(sorted(C.parse(hand))).split()
-        v["stock"][j] = x
+        v = contract.swap_with_stock(d, q, C.format_card(rng.choice(swappable)), rng)
         out.append((f"swap a card of seat {q} with a stock card", v))
-    if len(set(d["stock"])) >= 2:
-        v = copy.deepcopy(d)
-        while v["stock"] == d["stock"]:
-            rng.shuffle(v["stock"])
-        out.append(("shuffle stock", v))
-    return out
+    return out + contract.shuffled_stock(d, rng)
 
 
 def own_card_swap(d: dict, p: int) -> dict:
@@ -128,7 +118,7 @@ def own_card_swap(d: dict, p: int) -> dict:
     x = v["hands"][p][0]
     j = next(i for i, y in enumerate(v["stock"]) if y != x)
     v["hands"][p][0], v["stock"][j] = v["stock"][j], x
-    v["hands"][p] = C.format(sorted(C.parse(v["hands"][p]))).split()
+    v["hands"][p] = contract.sorted_hand(v["hands"][p])
     v["known"][p] = []
     return v
 

@@ -17,6 +17,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import env_contract as contract
 from env_contract import GameSpec, Watcher
 from rummy_envs import cards as C
 from rummy_envs import manipulation_rummy_v0
@@ -97,20 +98,9 @@ def hidden_variants(state: ManipulationState, p: int, rng: random.Random) -> lis
         q = rng.choice(others)
         swappable = [x for x in sorted(set(d["hands"][q])) if any(y != x for y in d["stock"])]
         if swappable:
-            x = rng.choice(swappable)
-            j = rng.choice([i for i, y in enumerate(d["stock"]) if y != x])
-            v = copy.deepcopy(d)
-            hand = v["hands"][q]
-            hand[hand.index(x)] = v["stock"][j]
-            v["hands"][q] = C.format(sorted(C.parse(hand))).split()
-            v["stock"][j] = x
+            v = contract.swap_with_stock(d, q, rng.choice(swappable), rng)
             out.append((f"swap a card of seat {q} with a stock card", v))
-    if len(set(d["stock"])) >= 2:
-        v = copy.deepcopy(d)
-        while v["stock"] == d["stock"]:
-            rng.shuffle(v["stock"])
-        out.append(("shuffle stock", v))
-    return out
+    return out + contract.shuffled_stock(d, rng)
 
 
 def own_card_swap(d: dict, p: int) -> dict:
@@ -121,7 +111,7 @@ def own_card_swap(d: dict, p: int) -> dict:
     value = M.CARD_VALUES[C.parse_card(x)]
     j = next(i for i, y in enumerate(v["stock"]) if y != x and M.CARD_VALUES[C.parse_card(y)] == value)
     v["hands"][p][0], v["stock"][j] = v["stock"][j], x
-    v["hands"][p] = C.format(sorted(C.parse(v["hands"][p]))).split()
+    v["hands"][p] = contract.sorted_hand(v["hands"][p])
     return v
 
 

@@ -22,6 +22,7 @@ from rummy_envs import rummy500_v0
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
+import env_contract as contract
 from env_contract import GameSpec, Watcher
 from test_rummy500_rules import scenario
 
@@ -119,21 +120,11 @@ def hidden_variants(state: Rummy500State, p: int, rng: random.Random) -> list[tu
     hidden = Counter(d["hands"][q]) - Counter(C.format(state.public_cards(q)).split())
     swappable = [x for x in sorted(hidden) if any(y != x for y in d["stock"])]
     if swappable:
-        x = rng.choice(swappable)
-        j = rng.choice([i for i, y in enumerate(d["stock"]) if y != x])
-        v = copy.deepcopy(d)
-        hand = v["hands"][q]
-        hand[hand.index(x)] = v["stock"][j]
-        v["hands"][q] = C.format(R.multiset_cards(R.multiset(C.parse(hand)))).split()
-        v["stock"][j] = x
+        v = contract.swap_with_stock(d, q, rng.choice(swappable), rng,
+                                     lambda hand: C.format(R.multiset_cards(R.multiset(C.parse(hand)))).split())
         if q != state.current_player or can_go_on(v):
             out.append((f"swap a card of seat {q} with a stock card", v))
-    if len(set(d["stock"])) >= 2:
-        v = copy.deepcopy(d)
-        while v["stock"] == d["stock"]:
-            rng.shuffle(v["stock"])
-        out.append(("shuffle stock", v))
-    return out
+    return out + contract.shuffled_stock(d, rng)
 
 
 def can_go_on(d: dict) -> bool:
