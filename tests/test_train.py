@@ -368,12 +368,13 @@ def test_least_count_declare_odds_count_the_unseen_cards():
         assert declare_odds(partial, unseen)[0] == pytest.approx(above)
 
 
-@pytest.mark.parametrize("game", ["gin_rummy", "least_count"])
-def test_shaping_terms_telescope_to_minus_the_first_potential(game):
+@pytest.mark.parametrize("game, options", [("gin_rummy", {}), ("least_count", {}),
+                                           ("manipulation_rummy", {"num_players": 2})])
+def test_shaping_terms_telescope_to_minus_the_first_potential(game, options):
     from training.learner_env import POTENTIALS, PotentialShaping
 
-    env = SingleAgentEnv(game, reward_scale=10.0)
-    shaped = PotentialShaping(SingleAgentEnv(game, reward_scale=10.0), weight=0.5, gamma=1.0)
+    env = SingleAgentEnv(game, reward_scale=10.0, **options)
+    shaped = PotentialShaping(SingleAgentEnv(game, reward_scale=10.0, **options), weight=0.5, gamma=1.0)
     rng = np.random.default_rng(0)
     for seed in range(5):
         env.reset(seed=seed)

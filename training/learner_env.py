@@ -31,6 +31,7 @@ from rummy_envs.envs.base import Segment
 from rummy_envs.games import rummy500 as R5
 from rummy_envs.games.gin import GinView
 from rummy_envs.games.least_count import LeastCountView
+from rummy_envs.games.manipulation_rummy import ManipulationView
 from rummy_envs.games.rummy500 import Rummy500View
 from rummy_envs.wrappers import SingleAgentEnv
 
@@ -70,8 +71,15 @@ def least_count_potential(view: LeastCountView) -> float:
     return -float(shape.count - shape.best)
 
 
+def manipulation_potential(view: ManipulationView) -> float:
+    """Minus the points left in the hand (cards placed in a commit in progress count as gone:
+    an ABORT takes the gain back)."""
+    return -float(view.hand_value)
+
+
 POTENTIALS: dict[str, Callable[[Any], float]] = {"gin_rummy": gin_hand_potential, "hollywood_gin": gin_hand_potential,
                                                  "rummy500": rummy500_score_potential,
+                                                 "manipulation_rummy": manipulation_potential,
                                                  "least_count": least_count_potential}
 """The potential of each game that has one, a function of the learner's player view."""
 
