@@ -319,10 +319,14 @@ def test_m5g_a_joker_alone_may_not_knock():
 
 
 # -- M6: match end -------------------------------------------------------------------------
-def match_scenario(totals: list[int], won: list[int], hands: list[str], **options) -> ManipulationState:
+def match_scenario(totals: list[int], won: list[int], hands: list[str], earlier: int | None = None,
+                   **options) -> ManipulationState:
+    """A match after ``earlier`` rounds (by default one per win), which are not recorded, with
+    these totals and wins."""
     s = scenario(hands, phase="END_OF_TURN", episode="match", **options)
     data = s.to_dict()
-    data.update(totals=totals, rounds_won=won, hand_results=[])
+    data.update(totals=totals, rounds_won=won, hand_results=[],
+                round_index=sum(won) if earlier is None else earlier)
     return ManipulationState.from_dict(data)
 
 
@@ -338,9 +342,22 @@ def test_m6_match_end_bonuses():
 def test_match_goes_on_below_the_target():
     s = match_scenario([100, 90, 40], [3, 3, 1], ["2C", "8C", "6C"])
     play(s, "KNOCK")
-    assert not s.is_terminal() and s.totals == [110, 90, 40] and s.round_index == 1
+    assert not s.is_terminal() and s.totals == [110, 90, 40] and s.round_index == 7 + 1
     assert s.scores() == [110, 90, 40] and s.final is None and len(s.hand_results) == 1
     assert all(len(s.hand_cards(q)) >= 10 for q in range(3))
+
+
+def test_earlier_rounds_may_go_unrecorded_but_not_in_the_first_round():
+    s = match_scenario([100, 90, 40], [3, 3, 1], ["2C", "8C", "6C"])
+    play(s, "KNOCK")  # one recorded round after seven unrecorded ones
+    d = s.to_dict()
+    assert len(d["hand_results"]) == 1 and ManipulationState.from_dict(d).to_dict() == d
+    with pytest.raises(ValueError, match="rounds_won"):  # fewer wins than the recorded round gives
+        ManipulationState.from_dict({**d, "rounds_won": [0, 3, 1]})
+    first = match_scenario([0, 0, 0], [0, 0, 0], ["2C", "8C", "6C"], earlier=0).to_dict()
+    for field, value in (("totals", [10, 0, 0]), ("rounds_won", [1, 0, 0])):
+        with pytest.raises(ValueError, match=field):  # nothing was played before the first round
+            ManipulationState.from_dict({**first, field: value})
 
 
 @pytest.mark.parametrize("tie_break", ["share", "play_on"])
@@ -352,7 +369,8 @@ def test_tie_break(tie_break):
     if tie_break == "share":
         assert s.is_terminal() and s.winners == [A, B] and s.scores() == [350, 350, 25]
     else:  # another round, no bonus paid yet
-        assert not s.is_terminal() and s.final is None and s.scores() == [150, 150, 0] and s.round_index == 1
+        assert not s.is_terminal() and s.final is None and s.scores() == [150, 150, 0]
+        assert s.round_index == 8 + 1
     # Without a tie both rules end the match.
     s = match_scenario([140, 150, 0], [3, 3, 1], ["2C", "8C", "6C"], tie_break=tie_break)
     play(s, "KNOCK")
@@ -360,9 +378,8 @@ def test_tie_break(tie_break):
 
 
 def test_max_rounds_truncates_without_bonuses():
-    s = match_scenario([10, 0, 0], [1, 0, 0], ["2C", "8C", "6C"], max_rounds=2)
-    s.hand_results = [M.RoundResult("knock", A, [1, 2, 3], [A], [10, 0, 0])]
-    play(s, "KNOCK")
+    s = match_scenario([10, 0, 0], [1, 0, 0], ["2C", "8C", "6C"], earlier=1, max_rounds=2)
+    play(s, "KNOCK")  # the second round of two
     assert s.is_terminal() and s.truncated and s.winners == [] and s.final is None
     assert s.scores() == [20, 0, 0]
 

@@ -551,7 +551,7 @@ class ManipulationState:
             if len(leaders) == 1 or cfg.tie_break == "share":
                 self.final, self.winners = final, leaders
                 return self._finish(truncated=False)
-        if len(self.hand_results) >= cfg.max_rounds:
+        if self.round_index + 1 >= cfg.max_rounds:
             return self._finish(truncated=True)
         self.round_index += 1
         self._deal(self._next_dealer(values, winners), None)
@@ -839,19 +839,30 @@ class ManipulationState:
             raise field_error("final", "final totals exist only once a match is won")
         if cfg.episode == "hand" and len(results) > 1:
             raise field_error("hand_results", "a one-round episode has at most one result")
-        if not results:
-            return
-        if len(results) != self.round_index + over:
-            raise field_error(["hand_results", "round_index"], f"{len(results)} round results for round index "
-                                                               f"{self.round_index}{' of a finished game' if over else ''}")
-        if all(r.points for r in results):
-            sums = [sum(r.points[q] for r in results) for q in range(self.n)]
-            if sums != self.totals:
-                raise field_error("totals", f"expected {sums}, the sums of the recorded hand_results' points")
-        if all(r.winners for r in results):
-            won = [sum(q in r.winners for r in results) for q in range(self.n)]
-            if won != self.rounds_won:
-                raise field_error("rounds_won", f"expected {won}, the rounds each seat won in hand_results")
+        unrecorded = self.round_index + over - len(results)  # a scenario may leave earlier rounds out
+        if unrecorded < 0:
+            raise field_error(["hand_results", "round_index"], f"{len(results)} round results, more than the rounds "
+                              f"played by round index {self.round_index}{' of a finished game' if over else ''}")
+        points = [r.points for r in results]
+        won = [[int(q in r.winners) for q in range(self.n)] if r.winners else [] for r in results]
+        for name, rows, values in (("totals", points, self.totals), ("rounds_won", won, self.rounds_won)):
+            recorded = [sum(row[q] for row in rows if row) for q in range(self.n)]
+            exact = not unrecorded and all(rows)
+            if values != recorded if exact else any(v < r for v, r in zip(values, recorded)):
+                raise field_error(name, f"expected {recorded}{'' if exact else ' or more'}: what the recorded "
+                                        f"hand_results give, with {unrecorded} earlier rounds not recorded")
+        before = None if unrecorded else [0] * self.n
+        for i, r in enumerate(results):
+            if r.totals and r.points and before and r.totals != list(map(add, before, r.points)):
+                raise field_error(f"hand_results[{i}].totals", "expected the totals before the round plus its points")
+            before = r.totals
+        extra_wins = sum(self.rounds_won) - sum(map(sum, won))
+        if all(won) and not unrecorded <= extra_wins <= self.n * unrecorded:
+            raise field_error(["rounds_won", "round_index"], f"every round has 1 to {self.n} winners: {unrecorded} "
+                                                             f"rounds not in hand_results cannot account for "
+                                                             f"{extra_wins} more wins")
+        if results and results[-1].totals and results[-1].totals != self.totals:
+            raise field_error("totals", f"expected {results[-1].totals}, the totals after the last recorded round")
 
 
 STATE_KEYS = ("format_version", "game", "options", "seed", "initial_deck", "first_dealer", "round_index", "dealer",
