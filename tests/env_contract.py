@@ -103,6 +103,7 @@ class GameSpec:
     env_checks: Callable[[Any], StepChecks] = lambda env: StepChecks()
     leak_games: int = 6
     illegal_episodes: int = 6
+    slow_contract: bool = False  # only PettingZoo's own checks in the default run, the rest under -m slow
 
     @property
     def main_rules(self) -> dict[str, Any]:
@@ -147,18 +148,20 @@ class GameSpec:
         return [C.format_card(c) for c in sorted(self.full_deck(self.config(rules or {})))]
 
 
-def params(specs: list[GameSpec], sets: str = "", which: str = "") -> list[Any]:
+def params(specs: list[GameSpec], sets: str = "", which: str = "", always: bool = False) -> list[Any]:
     """pytest params: each spec, or with ``sets`` ("env" or "rule") each spec crossed with its
-    option sets, restricted to the spec's tuple field ``which`` when that is not empty."""
+    option sets, restricted to the spec's tuple field ``which`` when that is not empty. A
+    spec with ``slow_contract`` is marked ``slow`` unless ``always``."""
     out = []
     for spec in specs:
+        marks = [pytest.mark.slow] if spec.slow_contract and not always else []
         if not sets:
-            out.append(pytest.param(spec, id=spec.id))
+            out.append(pytest.param(spec, id=spec.id, marks=marks))
             continue
         names = list(spec.env_option_sets if sets == "env" else spec.rule_sets)
         chosen = getattr(spec, which) if which else ()
         for name in chosen or names:
-            out.append(pytest.param(spec, name, id=f"{spec.id}-{name}"))
+            out.append(pytest.param(spec, name, id=f"{spec.id}-{name}", marks=marks))
     return out
 
 

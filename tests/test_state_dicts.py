@@ -28,12 +28,13 @@ from test_env_contract import SPECS
 
 FUZZ_PER_GAME = 300
 SLOW_FACTOR = 20
-SPECS_PER_GAME = Counter(spec.module for spec in SPECS)
+SPECS_PER_GAME = Counter((spec.module, spec.slow_contract) for spec in SPECS)
 
 
 def examples(spec: GameSpec, factor: int = 1) -> int:
-    """A game's fuzzing budget shared among its specs (player counts)."""
-    return factor * FUZZ_PER_GAME // SPECS_PER_GAME[spec.module]
+    """A game's fuzzing budget shared among its specs (player counts) of the same run: the
+    default run's specs share one budget, the ``slow_contract`` ones another."""
+    return factor * FUZZ_PER_GAME // SPECS_PER_GAME[spec.module, spec.slow_contract]
 
 
 def draw_point(spec: GameSpec, data: st.DataObject) -> dict:
