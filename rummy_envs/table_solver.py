@@ -18,7 +18,9 @@ when ``max g_s <= k`` and ``3k <= sum g_s <= 4k`` (deal them out suit by suit in
 ``commit_options`` runs the programme forward from the current table and backward from
 the end condition once, so every mask entry (which hand card, joker identity or joker
 replacement keeps a legal COMMIT reachable) comes from one pass instead of one solve per
-action.
+action. Small layers of states go through dicts one state at a time; large ones (dense
+two-deck tables with jokers) as numpy arrays, a few array operations per layer.
+``is_legal`` is the same programme's forward pass with nothing to place.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 
@@ -193,8 +198,13 @@ def _undominated(splits: tuple[tuple[Runs, int, int], ...]) -> list[tuple[Runs, 
 
 def _identity(step: int) -> tuple[int, int, int]:
     """(position, suit, card identity) of a solver step."""
-    position, suit = divmod(step, NUM_SUITS)
-    return position, suit, suit * NUM_RANKS + position % NUM_RANKS
+    return _IDENTITIES[step]
+
+
+_IDENTITIES = tuple(
+    (position, suit, suit * NUM_RANKS + position % NUM_RANKS)
+    for position, suit in (divmod(step, NUM_SUITS) for step in range(NUM_POSITIONS * NUM_SUITS))
+)
 
 
 # A state of the programme packed into one int (hashing ints is what makes it fast):
@@ -208,7 +218,6 @@ _GROUP_OFFSET = _KEPT_OFFSET + 3 * NUM_SUITS
 _BALANCE_OFFSET = _GROUP_OFFSET + 8
 _BALANCE_ZERO = 32
 _PLACED_BIT = 1 << (_BALANCE_OFFSET + 6)
-_CORE_MASK = (1 << _BALANCE_OFFSET) - 1
 
 
 def _pack_runs(runs: Runs) -> int:
@@ -287,13 +296,11 @@ def is_legal(counts: Sequence[int], max_copies: int | None = None) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _legal(counts: tuple[int, ...]) -> bool:
-    states = {INITIAL}
-    for step in range(NUM_STEPS):
-        count = counts[_identity(step)[2]]
-        states = {nxt for core in states for nxt, _ in _advance(core, step, count)}
-        if not states:
-            return False
-    return True
+    """The commit programme's forward pass with nothing to place: a hand card counted as
+    down and no wildcards, so every identity has one choice (its count) and any state that
+    survives the last step is a legal table."""
+    nothing = (0,) * NUM_CARDS
+    return _Commit(CommitProblem(counts, nothing, nothing, nothing, 0, 0, False, None)).forward() is not None
 
 
 def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[int, ...]] | None:
@@ -434,157 +441,337 @@ def _check_problem(problem: CommitProblem) -> None:
         raise ValueError("CommitProblem.hand_jokers and free_jokers must be >= 0")
 
 
+_VECTOR_FROM = 150
+"""Layers of more states than this run as numpy arrays (a few dozen array operations per
+layer); smaller ones stay in dicts, where numpy's fixed cost per call would outweigh the
+work."""
+
+# A commit state packs, besides the table core, the wildcards its open sequences still
+# need at least (a function of the rest of the state, so it splits no states) in the
+# 12 bits that ``arrange`` uses for kept aces, which commits keep in ``_AceSets`` instead.
+_SHORT_OFFSET = _KEPT_OFFSET
+_SHORT_BITS = 0xFFF << _SHORT_OFFSET
+_COMMIT_CHANGED = tuple(changed & ~_SHORT_BITS for _, _, changed in _FIELDS)
+"""Per step, the bits of a commit state that the step reads and rewrites."""
+
+
 @lru_cache(maxsize=4096)
 def _commit_options(problem: CommitProblem) -> CommitOptions:
-    free, held = problem.free_jokers, problem.hand_jokers
-    limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
-    freeable = [min(j, n + h) for j, n, h in zip(problem.jokers_at, problem.spare_naturals, problem.hand)]
-    wildcards = free + held + sum(freeable)
-    choices = [_identity_choices(problem, step, limit, wildcards) for step in range(NUM_STEPS)]
-    freeable_after = [0] * (NUM_STEPS + 1)
-    for step in reversed(range(NUM_STEPS)):
-        position, _, card = _identity(step)
-        freeable_after[step] = freeable_after[step + 1] + (freeable[card] if position < ACE_HIGH else 0)
-    supply = [t + h for t, h in zip(problem.table, problem.hand)]
-    most = [min(limit, n + wildcards) for n in supply]
-    later_in_rank = [_later_in_rank(step, supply, limit) for step in range(NUM_STEPS)]
-    aces = _AceSets(max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)))
-    start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
-    # Aces kept for the high end are not in the state: each state carries the set of kept-ace
-    # vectors it is reachable with (a bitset, ``_AceSets``), since only the ace-high steps
-    # read them. States that differ only in kept aces merge, and one transition serves all.
-    layers: list[dict[int, dict[tuple[int, int], int]]] = []
-    states: dict[int, list[int]] = {start: [0, 1]}  # state -> [wildcards still needed at least, kept-ace set]
-    history: list[dict[int, list[int]]] = []
-    for step in range(NUM_STEPS):
-        history.append(states)
-        position, suit, _ = _identity(step)
-        ceiling = free + held + freeable_after[step + 1]
-        changed = _FIELDS[step][2]
-        edges: dict[int, dict[tuple[int, int], int]] = {}
-        next_states: dict[int, list[int]] = {}
-        if position == ACE_HIGH:  # the kept aces end their suit's sequences: nothing to choose
-            for state, (short, kept) in states.items():
-                nxt = state & ~changed
-                edges[state] = {(nxt, 0): 0}
-                entry = next_states.setdefault(nxt, [short, 0])
-                entry[1] |= kept
-            layers.append(edges)
-            states = next_states
-            continue
-        by_fields: dict[int, list[int]] = {}
-        for state in states:
-            by_fields.setdefault(state & changed, []).append(state)
-        for field_bits, members in by_fields.items():
-            moves = _moves(step, field_bits, choices[step], supply, most, later_in_rank[step], aces)
-            for state in members:
-                short, kept = states[state]
-                room = ceiling - ((state >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO) - short
-                rest = state & ~changed
-                out: dict[tuple[int, int], int] = {}
-                for bits, short_change, cost, shift, puts, record, transform in moves:
-                    if cost > room:
-                        continue
-                    nxt = (rest + shift) | bits | puts
-                    reach = aces.forward(kept, transform)
-                    if not reach:
-                        continue
-                    key = (nxt, transform)
-                    out[key] = out.get(key, 0) | record
-                    entry = next_states.get(nxt)
-                    if entry is None:
-                        next_states[nxt] = [short + short_change, reach]
-                    else:
-                        entry[1] |= reach
-                if out:
-                    edges[state] = out
-        layers.append(edges)
-        states = next_states
-        if not states:
+    return _Commit(problem).solve()
+
+
+class _Layer(NamedTuple):
+    """The states before one step, as arrays: packed states, and their kept-ace sets
+    (``_AceSets.words``: one row per state)."""
+
+    states: np.ndarray
+    kepts: np.ndarray
+
+
+class _Edges(NamedTuple):
+    """One step's transitions between array layers, by index into the layers' arrays
+    (ordered by source), with what the move did at the identity and its kept-ace transform."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    record: np.ndarray
+    transform: np.ndarray
+
+
+DictLayer = dict[int, int]
+"""state -> kept-ace set."""
+DictEdges = list[tuple[int, int, int, int, int]]
+"""(state, its kept-ace set, next state, kept-ace transform, record bits) per edge."""
+
+
+class _Commit:
+    """One ``commit_options`` solve: the per-step data, the forward pass (dicts while the
+    layers are small, numpy arrays from the first large one on) and the backward pass.
+
+    Aces kept for the high end are not in the state: each state carries the set of kept-ace
+    vectors it is reachable with (a bitset, ``_AceSets``), since only the ace-high steps
+    read them. States that differ only in kept aces merge, and one transition serves all.
+    """
+
+    def __init__(self, problem: CommitProblem) -> None:
+        self.problem = problem
+        free, held = problem.free_jokers, problem.hand_jokers
+        limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
+        table, hand, jokers_at, spare = problem.table, problem.hand, problem.jokers_at, problem.spare_naturals
+        freeable = [min(j, n + h) for j, n, h in zip(jokers_at, spare, hand)]
+        wildcards = free + held + sum(freeable)
+        supply = [t + h for t, h in zip(table, hand)]
+        most = [min(limit, n + wildcards) for n in supply]
+        self.aces = _AceSets(max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)))
+        base = self.aces.base
+        capped = [min(limit, n) for n in supply]
+        self.memos: list[_StepMemo] = []
+        self.budget: list[int] = []
+        # a move is affordable when its need fits in the budget less the state's balance and
+        # shortfall (both packed in the state)
+        budget = free + held + _BALANCE_ZERO + sum(freeable)
+        for step, (position, suit, card) in enumerate(_IDENTITIES):
+            if position < ACE_HIGH:
+                budget -= freeable[card]
+                choices = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards)
+                # the most cards the next position can have (at the king: the most aces a
+                # suit can keep), the suit's supply here and at the two next positions, and
+                # the most naturals the later suits can add to the rank's groups
+                context = (
+                    most[card + 1] if position < ACE_HIGH - 1 else base - 1,
+                    (
+                        supply[card],
+                        supply[card + 1] if position < ACE_HIGH - 1 else 0,
+                        supply[card + 2] if position < ACE_HIGH - 2 else 0,
+                    ),
+                    sum(capped[card + NUM_RANKS :: NUM_RANKS]),
+                )
+            else:
+                choices, context = _NO_CHOICE, _NO_CONTEXT
+            self.budget.append(budget)
+            self.memos.append(_step_memo(step, choices, context, base))
+        self.start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
+        # mask entries found: place, a wildcard fits, a joker freed, replace from the hand,
+        # a hand joker fits
+        self.found = [0] * 5
+
+    def forward(self) -> tuple[list[tuple[DictLayer | _Layer, DictEdges | _Edges]], DictLayer | _Layer] | None:
+        """Each step's layer and edges, and the final layer; None when no state survives."""
+        layer: DictLayer | _Layer = {self.start: 1}
+        passes: list[tuple[DictLayer | _Layer, DictEdges | _Edges]] = []
+        for step in range(NUM_STEPS):
+            # array layers start after the ace-low steps, so their kept-ace transforms are
+            # only filters (at the king), never shifts
+            if isinstance(layer, dict) and step >= NUM_SUITS and len(layer) > _VECTOR_FROM:
+                layer = _Layer(np.fromiter(layer, dtype=np.int64, count=len(layer)), self.aces.words(list(layer.values())))
+            step_forward = self.forward_dict if isinstance(layer, dict) else self.forward_arrays
+            following, edges = step_forward(step, layer)
+            if not len(following.states if isinstance(following, _Layer) else following):
+                return None
+            passes.append((layer, edges))
+            layer = following
+        return passes, layer
+
+    def solve(self) -> CommitOptions:
+        problem = self.problem
+        forward = self.forward()
+        if forward is None:
             return NOTHING
-    low, high = free + _BALANCE_ZERO, free + held + _BALANCE_ZERO
-    good = {}
-    good_with_joker = {}
-    for state, (_, kept) in states.items():
-        balance = state >> _BALANCE_OFFSET & 63
-        if low <= balance <= high and (state & _PLACED_BIT or balance > low):
-            good[state] = kept
-        if low + 1 <= balance <= high:
-            good_with_joker[state] = kept
-    place = joker_as = wildcard = replace_from_hand = freed = 0
-    for step in reversed(range(NUM_STEPS)):
-        card_bit = 1 << _identity(step)[2]
-        new_good: dict[int, int] = {}
-        new_good_with_joker: dict[int, int] = {}
-        reach = history[step]
-        for state, out in layers[step].items():
-            kept = reach[state][1]
-            for (nxt, transform), record in out.items():
-                target = good.get(nxt)
+        passes, layer = forward
+        good, good_with_joker = self.ends(layer)
+        for step in reversed(range(NUM_STEPS)):
+            before, edges = passes[step]
+            if isinstance(before, dict):
+                if isinstance(good, np.ndarray):
+                    good, good_with_joker = (self.aces.as_dict(layer.states, sets) for sets in (good, good_with_joker))
+                good, good_with_joker = self.backward_dict(step, edges, good, good_with_joker)
+            else:
+                good, good_with_joker = self.backward_arrays(step, before, edges, good, good_with_joker)
+            layer = before
+        if self.start not in good:
+            return NOTHING
+        place, wildcard, freed, replace_from_hand, joker_as = self.found
+        free = problem.free_jokers
+        spare = sum(1 << c for c in range(NUM_CARDS) if problem.spare_naturals[c])
+        return CommitOptions(
+            feasible=True,
+            commit=not free and not problem.need_hand_card and is_legal(problem.table, problem.max_copies),
+            place=place,
+            joker_as=joker_as if problem.hand_jokers else 0,
+            freed_as=wildcard if free else 0,
+            replace_from_hand=replace_from_hand,
+            replace_from_table=freed & spare,
+        )
+
+    def forward_dict(self, step: int, states: DictLayer) -> tuple[DictLayer, DictEdges]:
+        """The states after ``step`` and the edges into them, one state at a time."""
+        position = _identity(step)[0]
+        changed = _COMMIT_CHANGED[step]
+        edges: DictEdges = []
+        following: DictLayer = {}
+        if position == ACE_HIGH:  # the kept aces end their suit's sequences: nothing to choose
+            for state, kept in states.items():
+                nxt = state & ~changed
+                edges.append((state, kept, nxt, 0, 0))
+                following[nxt] = following.get(nxt, 0) | kept
+            return following, edges
+        budget, aces, memo = self.budget[step], self.aces, self.memos[step]
+        known, unchanged = memo.moves, ~changed
+        for state, kept in states.items():
+            moves = known.get(state & changed) or memo.get(state & changed)
+            room = budget - (state >> _BALANCE_OFFSET & 63) - (state >> _SHORT_OFFSET & 0xFFF)
+            rest = state & unchanged
+            for bits, cost, shift, record, transform in moves:
+                if cost > room:
+                    break  # moves come cheapest first
+                reach = aces.forward(kept, transform) if transform else kept
+                if reach:
+                    nxt = (rest + shift) | bits
+                    edges.append((state, kept, nxt, transform, record))
+                    following[nxt] = following.get(nxt, 0) | reach
+        return following, edges
+
+    def forward_arrays(self, step: int, layer: _Layer) -> tuple[_Layer, _Edges]:
+        """The states after ``step`` and the edges into them, all at once: every state is
+        paired with the moves of its changing bits, those the wildcards cannot pay for are
+        dropped, and equal next states merge (their kept-ace sets OR-ed)."""
+        position = _identity(step)[0]
+        changed = _COMMIT_CHANGED[step]
+        states, kepts = layer
+        if position == ACE_HIGH:
+            nxt = states & ~changed
+            src = np.arange(len(states))
+            record = transform = np.zeros(len(states), dtype=np.int64)
+            reach = kepts
+        else:
+            codes = states & changed
+            ordered = np.sort(codes, kind="stable")
+            keys = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+            key_of = keys.searchsorted(codes)
+            tables = list(map(self.memos[step].table, keys.tolist()))
+            sizes = np.fromiter(map(len, tables), dtype=np.int64, count=len(tables))
+            moves = np.concatenate(tables)
+            per_state = sizes[key_of]
+            src = np.arange(len(states)).repeat(per_state)
+            move = np.arange(len(src)) - (per_state.cumsum() - per_state - (sizes.cumsum() - sizes)[key_of]).repeat(per_state)
+            room = self.budget[step] - (states >> _BALANCE_OFFSET & 63) - (states >> _SHORT_OFFSET & 0xFFF)
+            keep = moves[move, _COST] <= room[src]
+            src = src[keep]
+            bits, _, shift, record, transform = np.take(moves, move[keep], axis=0).T
+            nxt = ((states & ~changed)[src] + shift) | bits
+            reach = np.take(kepts, src, axis=0)
+            if position == ACE_HIGH - 1:
+                reach &= self.aces.filter_words(transform)
+                alive = _nonempty(reach)
+                src, nxt, transform, record = src[alive], nxt[alive], transform[alive], record[alive]
+                reach = reach.compress(alive, axis=0)
+        # (2-D arrays are indexed with take and compress: numpy's fancy indexing of rows is slow)
+        order = nxt.argsort(kind="stable")
+        ordered = nxt[order]
+        first = np.empty(len(ordered), dtype=bool)
+        first[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        starts = first.nonzero()[0]
+        dst = np.empty_like(src)
+        dst[order] = first.cumsum() - 1
+        following = _Layer(ordered[starts], _or_segments(np.take(reach, order, axis=0), starts))
+        return following, _Edges(src, dst, record, transform)
+
+    def ends(self, layer: DictLayer | _Layer) -> tuple[Any, Any]:
+        """The kept-ace sets of the final states that end a legal COMMIT: every freed joker
+        placed, no more hand jokers used than held, a hand card down; and those that do so
+        with at least one hand joker used."""
+        free, held = self.problem.free_jokers, self.problem.hand_jokers
+        low, high = free + _BALANCE_ZERO, free + held + _BALANCE_ZERO
+        if isinstance(layer, dict):
+            good, good_with_joker = {}, {}
+            for state, kept in layer.items():
+                balance = state >> _BALANCE_OFFSET & 63
+                if low <= balance <= high and (state & _PLACED_BIT or balance > low):
+                    good[state] = kept
+                if low + 1 <= balance <= high:
+                    good_with_joker[state] = kept
+            return good, good_with_joker
+        states, kepts = layer
+        balance = states >> _BALANCE_OFFSET & 63
+        placed = (states & _PLACED_BIT) != 0
+        good = np.where(((low <= balance) & (balance <= high) & (placed | (balance > low)))[:, None], kepts, 0)
+        return good, np.where(((low + 1 <= balance) & (balance <= high))[:, None], kepts, 0)
+
+    def backward_dict(
+        self, step: int, edges: DictEdges, good: dict[int, int], good_with_joker: dict[int, int]
+    ) -> tuple[dict[int, int], dict[int, int]]:
+        """The kept-ace sets from which each state before ``step`` finishes, edge by edge;
+        an edge into a finishing state offers its move at the step's identity."""
+        aces, records = self.aces, [0, 0]
+        sets: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        for which, targets in enumerate((good, good_with_joker)):
+            if which and not targets:
+                break
+            out = sets[which]
+            for state, kept, nxt, transform, record in edges:
+                target = targets.get(nxt)
                 if target:
-                    back = aces.backward(kept, transform, target)
+                    back = aces.backward(kept, transform, target) if transform else kept & target
                     if back:
-                        new_good[state] = new_good.get(state, 0) | back
-                        if record & _PLACED:
-                            place |= card_bit
-                        if record & _JOKER_FITS:
-                            wildcard |= card_bit
-                        if record & _FREED:
-                            freed |= card_bit
-                        if record & _PLACED_AND_FREED:
-                            replace_from_hand |= card_bit
-                target = good_with_joker.get(nxt)
-                if target:
-                    back = aces.backward(kept, transform, target)
-                    if back:
-                        new_good_with_joker[state] = new_good_with_joker.get(state, 0) | back
-                        if record & _JOKER_FITS:
-                            joker_as |= card_bit
-        good, good_with_joker = new_good, new_good_with_joker
-    if start not in good:
-        return NOTHING
-    spare = sum(1 << c for c in range(NUM_CARDS) if problem.spare_naturals[c])
-    commit = not free and not problem.need_hand_card and is_legal(problem.table, problem.max_copies)
-    return CommitOptions(
-        feasible=True,
-        commit=commit,
-        place=place,
-        joker_as=joker_as if held else 0,
-        freed_as=wildcard if free else 0,
-        replace_from_hand=replace_from_hand,
-        replace_from_table=freed & spare,
-    )
+                        out[state] = out.get(state, 0) | back
+                        records[which] |= record
+        self.offer(step, *records)
+        return sets
+
+    def backward_arrays(
+        self, step: int, layer: _Layer, edges: _Edges, good: np.ndarray, good_with_joker: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``backward_dict`` for array layers: a few array operations per layer."""
+        kept = np.take(layer.kepts, edges.src, axis=0)
+        if _identity(step)[0] == ACE_HIGH - 1:
+            kept &= self.aces.filter_words(edges.transform)
+        records, sets = [0, 0], []
+        # the hand-joker pass is skipped without a hand joker: no end state then uses one
+        for which, targets in enumerate((good, good_with_joker)):
+            out = np.zeros(layer.kepts.shape, dtype=np.uint64)
+            if not which or self.problem.hand_jokers:
+                back = kept & np.take(targets, edges.dst, axis=0)
+                live = _nonempty(back)
+                sources = edges.src[live]
+                if len(sources):
+                    starts = np.concatenate(([True], sources[1:] != sources[:-1])).nonzero()[0]
+                    out[sources[starts]] = _or_segments(back.compress(live, axis=0), starts)
+                    records[which] = int(np.bitwise_or.reduce(edges.record[live]))
+            sets.append(out)
+        self.offer(step, *records)
+        return sets[0], sets[1]
+
+    def offer(self, step: int, record: int, record_with_joker: int) -> None:
+        """Set the mask entries of ``step``'s identity that the records of the edges into
+        finishing states (and into those using a hand joker) allow."""
+        if not record | record_with_joker:
+            return
+        card_bit = 1 << _IDENTITIES[step][2]
+        found = self.found
+        for at, bit in enumerate((_PLACED, _JOKER_FITS, _FREED, _PLACED_AND_FREED)):
+            if record & bit:
+                found[at] |= card_bit
+        if record_with_joker & _JOKER_FITS:
+            found[4] |= card_bit
+
+
+def _nonempty(sets: np.ndarray) -> np.ndarray:
+    """Which rows of kept-ace words hold a vector."""
+    joined = sets[:, 0]
+    for word in range(1, sets.shape[1]):
+        joined = joined | sets[:, word]
+    return joined != 0
+
+
+def _or_segments(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The bitwise OR of each run of rows of ``values`` beginning at the indices ``starts``."""
+    return np.bitwise_or.reduceat(values, starts, axis=0) if len(starts) else values[:0]
 
 
 class _AceSets:
     """Sets of kept-ace vectors (aces each suit keeps for the high end) as bitsets: vector
     ``(k_0, .., k_3)`` is bit ``sum(k_s * base**s)``. An edge's transform is 0 (kept aces
     untouched), a positive shift (an ace-low step sets its suit's count: the bit moves up by
-    ``count * base**suit``) or a negative filter id (a king step keeps only the vectors whose
-    suit count fits the sequences that reach the king)."""
+    ``count * base**suit``) or a negative filter code (a king step keeps only the vectors
+    whose suit count fits the sequences that reach the king)."""
 
     def __init__(self, most_aces: int) -> None:
         self.base = most_aces + 1
-        self.filters: list[int] = []
-        self._filter_ids: dict[tuple[int, int, int], int] = {}
+        self._filters: tuple[int, ...] | None = None
+        self._filter_words: np.ndarray | None = None
 
-    def shift(self, suit: int, kept: int) -> int:
-        return kept * self.base**suit
-
-    def filter_id(self, suit: int, low: int, high: int) -> int:
-        """The transform keeping vectors whose suit count lies in [low, high]."""
-        key = (suit, low, high)
-        found = self._filter_ids.get(key)
-        if found is None:
-            self.filters.append(_kept_filter(self.base, suit, low, high))
-            found = self._filter_ids[key] = -len(self.filters)
-        return found
+    def filter(self, transform: int) -> int:
+        """The vectors a filter code keeps."""
+        if self._filters is None:
+            self._filters = _filter_table(self.base)
+        return self._filters[-1 - transform]
 
     def forward(self, kept: int, transform: int) -> int:
         if transform > 0:
             return kept << transform
         if transform < 0:
-            return kept & self.filters[-transform - 1]
+            return kept & self.filter(transform)
         return kept
 
     def backward(self, kept: int, transform: int, target: int) -> int:
@@ -594,84 +781,135 @@ class _AceSets:
         if transform > 0:
             return kept & (target >> transform)
         if transform < 0:
-            return kept & self.filters[-transform - 1] & target
+            return kept & self.filter(transform) & target
         return kept & target
+
+    def words(self, sets: Sequence[int]) -> np.ndarray:
+        """Sets as the rows of a uint64 array, 64 vectors a word (array layers)."""
+        count = -(-self.base**NUM_SUITS // 64)
+        rows = [[kept >> 64 * word & _WORD for word in range(count)] for kept in sets]
+        return np.array(rows, dtype=np.uint64).reshape(len(sets), count)
+
+    def as_dict(self, states: np.ndarray, sets: np.ndarray) -> dict[int, int]:
+        """An array layer's nonempty sets as {state: set}."""
+        live = _nonempty(sets)
+        states, sets = states[live], sets.compress(live, axis=0).astype(object)
+        joined = sets[:, 0]
+        for word in range(1, sets.shape[1]):
+            joined = joined | sets[:, word] << 64 * word
+        return dict(zip(states.tolist(), joined.tolist()))
+
+    def filter_words(self, transforms: np.ndarray) -> np.ndarray:
+        """The sets a king step's filter codes keep, one row per code."""
+        if self._filter_words is None:
+            self._filter_words = self.words(_filter_table(self.base))
+        return np.take(self._filter_words, -1 - transforms, axis=0)
+
+
+_WORD = (1 << 64) - 1
+
+
+def _filter_code(suit: int, low: int, high: int) -> int:
+    """The transform keeping the vectors whose ``suit`` count lies in [low, high] (low < 8,
+    high < 16: the run counts of the state are 3 bits each)."""
+    return -1 - (suit << 7 | low << 4 | high)
 
 
 @lru_cache(maxsize=None)
-def _kept_filter(base: int, suit: int, low: int, high: int) -> int:
-    power = base**suit
-    return sum(1 << v for v in range(base**NUM_SUITS) if low <= v // power % base <= high)
+def _filter_table(base: int) -> tuple[int, ...]:
+    """The vectors each filter code keeps, by ``-1 - code``."""
+    digit = [
+        [sum(1 << v for v in range(base**NUM_SUITS) if v // base**suit % base == count) for count in range(base)]
+        for suit in range(NUM_SUITS)
+    ]
+    return tuple(
+        sum(digit[suit][count] for count in range(low, min(high, base - 1) + 1))
+        for suit in range(NUM_SUITS)
+        for low in range(8)
+        for high in range(16)
+    )
 
 
-def _moves(
-    step: int,
-    field_bits: int,
-    choices: list[tuple[int, int, bool, int]],
-    supply: list[int],
-    most: list[int],
-    later: int,
-    aces: _AceSets,
-) -> list[tuple[int, int, int, int, int, int, int]]:
-    """Every move at ``step`` from states whose changing bits are ``field_bits``: (new
-    bits, change of the wildcards still needed, the wildcards this move needs in all
-    (balance change, shortfall change, and the rank's groups' need), balance change as
-    packed bits, hand-card bit, record, kept-ace transform)."""
-    position, suit, _ = _identity(step)
-    run_shift, kept_shift, _ = _FIELDS[step]
-    fields = (field_bits >> run_shift & 0x1FF, 0, field_bits >> _GROUP_OFFSET & 0xFF)
+Context = tuple[int, tuple[int, ...], int]
+"""What a step's moves depend on beyond the state and the choices (``_Commit``): the most
+cards of the next position, the suit's supply here and at the next two, and the most
+naturals the later suits can add to the rank's groups."""
+_NO_CONTEXT: Context = (0, (0, 0, 0), 0)
+"""The context of an ace-high step, which has no moves to look up."""
+Choices = tuple[tuple[int, int, bool, int], ...]
+Moves = tuple[tuple[int, int, int, int, int], ...]
+
+
+class _StepMemo:
+    """One step's moves by changing bits (and as arrays) for one (choices, context,
+    kept-ace base): shared, through ``_step_memo``, by every problem with those at that
+    step (most of a game's positions)."""
+
+    def __init__(self, step: int, choices: Choices, context: Context, base: int) -> None:
+        self.args = (step, choices, context, base)
+        self.moves: dict[int, Moves] = {}
+        self.tables: dict[int, np.ndarray] = {}
+
+    def get(self, key: int) -> Moves:
+        found = self.moves.get(key)
+        if found is None:
+            step, choices, context, base = self.args
+            found = self.moves[key] = _moves(step, key, choices, context, base)
+        return found
+
+    def table(self, key: int) -> np.ndarray:
+        """``get`` as an int64 array, one row per move (for array layers)."""
+        found = self.tables.get(key)
+        if found is None:
+            found = self.tables[key] = np.array(self.get(key), dtype=np.int64).reshape(-1, 5)
+        return found
+
+
+@lru_cache(maxsize=1 << 10)
+def _step_memo(step: int, choices: Choices, context: Context, base: int) -> _StepMemo:
+    return _StepMemo(step, choices, context, base)
+
+
+def _moves(step: int, key: int, choices: Choices, context: Context, base: int) -> Moves:
+    """Every move at ``step`` from commit states whose changing bits are ``key``, cheapest
+    first: (new bits with the hand-card bit, the wildcards the move needs in all (balance
+    change, shortfall change and the rank's groups' need), the change of the balance and
+    the shortfall as packed bits, record, kept-ace transform)."""
     out = []
     for count, delta, puts, record in choices:
-        for bits, short_change in _scored_outcomes(step, fields, count, supply, most, aces.base - 1):
-            transform = 0
-            if position == 0:
-                transform = aces.shift(suit, bits >> kept_shift & 7)
-                bits &= ~(7 << kept_shift)
-            elif position == ACE_HIGH - 1:
-                _, short2, long = _unpack_runs(bits >> run_shift & 0x1FF)
-                transform = aces.filter_id(suit, short2, short2 + long)
-            group = bits >> _GROUP_OFFSET & 0xFF
-            group_need = max(0, 3 * max(1, group >> 5) - (group & 31) - later) if group else 0
+        for bits, short_change, group_need, transform in _scored_outcomes_cached(step, key, count, context, base):
             out.append(
                 (
-                    bits,
-                    short_change,
+                    bits | (_PLACED_BIT if puts else 0),
                     delta + short_change + group_need,
-                    delta << _BALANCE_OFFSET,
-                    _PLACED_BIT if puts else 0,
+                    (delta << _BALANCE_OFFSET) + (short_change << _SHORT_OFFSET),
                     record,
                     transform,
                 )
             )
-    return out
+    return tuple(sorted(out, key=lambda move: move[1]))
 
 
-def _scored_outcomes(
-    step: int, fields: tuple[int, int, int], count: int, supply: list[int], most: list[int], most_aces: int
-) -> tuple[tuple[int, int], ...]:
-    """``_step_outcomes`` with the change each makes to the wildcards still needed.
+_COST = 1
+"""Column of a move's need in ``_moves`` and ``_StepMemo.table``."""
+
+
+@lru_cache(maxsize=1 << 15)
+def _scored_outcomes_cached(step: int, key: int, count: int, context: Context, base: int) -> tuple[tuple[int, int, int, int], ...]:
+    """``_step_outcomes`` from the changing bits ``key`` as (new bits, change of the
+    wildcards still needed, wildcards the rank's groups need, kept-ace transform).
 
     Sequences of 3+ beyond what the next position can possibly extend (``most`` cards of
     each identity at most) must end there anyway, so they are dropped from the state:
     states that differ only in them have the same future and merge.
     """
     position, suit, _ = _identity(step)
-    base = suit * NUM_RANKS
-    # the suit's supply at the positions the shortfall looks at: p, p+1, p+2
-    ahead = tuple(supply[base + at] if at < ACE_HIGH else 0 for at in (position, position + 1, position + 2))
-    room = most[base + position + 1] if position < ACE_HIGH - 1 else most_aces
-    return _scored_outcomes_cached(step, *fields, count, room, ahead)
-
-
-@lru_cache(maxsize=1 << 18)
-def _scored_outcomes_cached(
-    step: int, runs: int, kept: int, group: int, count: int, most_next: int, ahead: tuple[int, ...]
-) -> tuple[tuple[int, int], ...]:
-    position, _, _ = _identity(step)
+    most_next, ahead, later = context
+    run_shift, kept_shift, _ = _FIELDS[step]
+    runs, group = key >> run_shift & 0x1FF, key >> _GROUP_OFFSET & 0xFF
     before = _suit_shortfall(position - 1, runs, position, ahead)
-    run_shift = _FIELDS[step][0]
     out = []
-    for bits, _ in _step_outcomes(step, runs, kept, group, count):
+    for bits, _ in _step_outcomes(step, runs, 0, group, count):
         new_runs = bits >> run_shift & 0x1FF
         short1, short2, long = _unpack_runs(new_runs)
         if position < ACE_HIGH - 1:
@@ -681,18 +919,19 @@ def _scored_outcomes_cached(
         else:
             room = 0
         if long > max(room, 0):
-            new_runs = _pack_runs((short1, short2, max(room, 0)))
+            long = max(room, 0)
+            new_runs = _pack_runs((short1, short2, long))
             bits = bits & ~(0x1FF << run_shift) | new_runs << run_shift
-        out.append((bits, _suit_shortfall(position, new_runs, position, ahead) - before))
+        transform = 0
+        if position == 0:
+            transform = (bits >> kept_shift & 7) * base**suit
+            bits &= ~(7 << kept_shift)
+        elif position == ACE_HIGH - 1:
+            transform = _filter_code(suit, short2, short2 + long)
+        new_group = bits >> _GROUP_OFFSET & 0xFF
+        group_need = max(0, 3 * max(1, new_group >> 5) - (new_group & 31) - later) if new_group else 0
+        out.append((bits, _suit_shortfall(position, new_runs, position, ahead) - before, group_need, transform))
     return tuple(out)
-
-
-def _later_in_rank(step: int, supply: list[int], limit: int) -> int:
-    """The most natural cards the suits after ``step``'s suit can add to its rank's groups."""
-    position, suit, _ = _identity(step)
-    if position == ACE_HIGH:
-        return 0
-    return sum(min(limit, supply[s * NUM_RANKS + position]) for s in range(suit + 1, NUM_SUITS))
 
 
 def _suit_shortfall(done: int, runs: int, position: int, ahead: tuple[int, ...]) -> int:
@@ -707,14 +946,14 @@ def _suit_shortfall(done: int, runs: int, position: int, ahead: tuple[int, ...])
     return sum(max(0, n - ahead[at - position]) for at, n in need if at < ACE_HIGH)
 
 
-def _identity_choices(problem: CommitProblem, step: int, limit: int, wildcards: int) -> list[tuple[int, int, bool, int]]:
+_NO_CHOICE: Choices = ((0, 0, False, 0),)
+"""The one choice at an ace-high step (its aces were counted at the ace-low one)."""
+
+
+@lru_cache(maxsize=1 << 14)
+def _choices(on_table: int, in_hand: int, jokers: int, spare: int, limit: int, wildcards: int) -> Choices:
     """(cards of the identity on the final table, wildcard balance change, hand natural
-    placed, record bits) for every choice at one step, duplicates merged."""
-    position, _, card = _identity(step)
-    if position == ACE_HIGH:
-        return [(0, 0, False, 0)]
-    on_table, in_hand = problem.table[card], problem.hand[card]
-    jokers, spare = problem.jokers_at[card], problem.spare_naturals[card]
+    placed, record bits) for every choice at one identity step, duplicates merged."""
     merged: dict[tuple[int, int, bool], int] = {}
     for placed in range(in_hand + 1):
         for freed in range(min(jokers, spare + placed) + 1):
@@ -731,4 +970,4 @@ def _identity_choices(problem: CommitProblem, step: int, limit: int, wildcards: 
                 )
                 key = (count, declared - freed, placed > 0)
                 merged[key] = merged.get(key, 0) | record
-    return [(count, delta, puts, record) for (count, delta, puts), record in merged.items()]
+    return tuple((count, delta, puts, record) for (count, delta, puts), record in merged.items())

@@ -190,6 +190,16 @@ def test_commit_options_agree_with_oracle(seed):
     check_arrangement(problem.table, problem.max_copies)
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_array_layers_agree_with_oracle(seed, monkeypatch):
+    """The same answers when every layer after the ace-low steps runs as numpy arrays (the
+    solver keeps small layers in dicts, so the default cases rarely reach the arrays)."""
+    monkeypatch.setattr(TS, "_VECTOR_FROM", 0)
+    problem = random_case(random.Random(seed))
+    assert TS._Commit(problem).solve() == oracle_options(problem)
+    assert TS._legal.__wrapped__(problem.table) == oracle_is_legal(problem.table, None)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 3100))
 def test_commit_options_agree_with_oracle_many(seed):
