@@ -125,8 +125,9 @@ def time_oracle_masks(problems: list[TS.CommitProblem]) -> tuple[float, float]:
 def memo_bytes(problems: list[TS.CommitProblem]) -> int:
     """Bytes the solver's memo tables hold after solving ``problems`` from empty caches,
     measured in a separate untimed pass (``tracemalloc`` slows everything it watches)."""
-    for cached in (TS._commit_options, TS._legal, TS._step_outcomes, TS._scored_outcomes_cached, TS._splits):
-        cached.cache_clear()
+    for cached in vars(TS).values():  # every lru_cache of the module
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
     tracemalloc.start()
     for problem in problems:
         TS.commit_options(problem)
