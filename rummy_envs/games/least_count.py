@@ -206,6 +206,12 @@ class LeastCountConfig(C.MultiDeckDeal):
         """``full_deck()`` computed once: every deal shuffles a copy of it."""
         return tuple(self.full_deck())
 
+    @cached_property
+    def discard_rules(self) -> DiscardRules:
+        """``DiscardRules.of(self)`` kept here: every deal needs it, and the cache of ``of``
+        hashes every option to find it."""
+        return DiscardRules.of(self)
+
 
 # ----------------------------------------------------------------------------------------
 # Card values and the discard patterns
@@ -499,7 +505,7 @@ class LeastCountState:
         self.config = cfg = config or self.config_class()
         self.n = cfg.num_players
         self.seed = int(seed)
-        self.rules = DiscardRules.of(cfg)
+        self.rules = cfg.discard_rules
         self.history: list[int] = []
         self.round_index = 0
         self.hand_results: list[RoundResult] = []
