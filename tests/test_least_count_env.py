@@ -479,6 +479,30 @@ def test_copies_of_an_env_encode_their_own_states():
                                   fresh.unwrapped.observe(agent)["observation"]), agent
 
 
+def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh():
+    """The encoder keeps each seat's last observation and updates it after the seat's own
+    discard; every observation, of the mover and of other seats, equals the one encoded from
+    nothing (one or two decks, jokers, matches with eliminations)."""
+    for options in ({"num_players": 4},
+                    {"num_players": 7, "episode": "match", "num_printed_jokers": 2, "cut_joker": True,
+                     "max_turns_per_round": 30, "elimination_score": 40, "hand_size": 7}):
+        env = least_count_v0.env(**options)
+        raw = env.unwrapped
+        rng = random.Random(5)
+        for seed in range(6):
+            env.reset(seed=seed)
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                seen = [(agent, obs["observation"])]
+                if rng.random() < 0.3:
+                    other = rng.choice(raw.possible_agents)
+                    seen.append((other, raw.observe(other)["observation"]))
+                for who, vector in seen:
+                    raw._encoded = [None] * len(raw.possible_agents)
+                    assert np.array_equal(vector, raw.observe(who)["observation"]), (seed, who)
+                env.step(None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0])))
+
+
 def test_layout_sizes_by_player_count():
     sizes = {}
     for players in range(2, 11):

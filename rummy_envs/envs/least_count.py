@@ -13,6 +13,7 @@ from rummy_envs.games import least_count as L
 
 IDS = L.NUM_IDS
 _PHASES = len(L.Phase)
+_TURN_START, _PICK = L.Phase.TURN_START, L.Phase.PICK
 
 
 class LeastCountEnv(RummyEnv):
@@ -35,7 +36,7 @@ class LeastCountEnv(RummyEnv):
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
                          reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
         off = {name: s.offset for name, s in self.layout.items()}
-        self._totals_start, self._stock_index, self._turns_index = off["totals"], off["stock_size"], off["turns"]
+        self._stock_index, self._turns_index = off["stock_size"], off["turns"]
         self._pile_offsets = (off["hand"], off["open_set"], off["pending_discard"], off["dead_pile"])
         self._slot_offsets = tuple(off["hand_slots"] + i * IDS for i in range(L.MAX_HAND))
         self._phase_offset, self._cut_offset = off["phase"], off["cut_card"]
@@ -48,21 +49,34 @@ class LeastCountEnv(RummyEnv):
                   ("to_move", 1), ("dealer", 1))
         self._seat_offsets = [tuple([off[name] + (q - p) % n * size for q in range(n)] for name, size in blocks)
                               for p in range(n)]
-        self._deck_size = cfg.deck_size
-        self._no_entries = bytes(self.observation_size)
-        self._entries = bytearray(self.observation_size)
-        self._entries_array = np.frombuffer(self._entries, np.uint8)  # a view of it
+        self._deck_size, self._max_turns, self._limit = cfg.deck_size, cfg.max_turns_per_round, cfg.elimination_score
+        self._total_slots = [tuple(zip(range(off["totals"], off["totals"] + n), seats)) for seats in self._seats]
+        self._known_offset = off["known"]  # my own known cards come first
+        # Byte ranges of a buffer (4 bytes a float) that a discard clears: my hand's slots and my known cards.
+        self._slot_bytes = slice(4 * off["hand_slots"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))
+        self._known_bytes = slice(4 * off["known"], 4 * (off["known"] + IDS))
+        self._zero_bytes = bytes(4 * self.observation_size)
+        # Each seat's observation as last encoded, and the game and number of moves it shows.
+        self._buffers = [np.zeros(self.observation_size, np.float32) for _ in range(n)]
+        self._encoded: list[tuple[L.LeastCountState, int] | None] = [None] * n
+        self._view_buffers()
+
+    def _view_buffers(self) -> None:
+        """Views of the seats' buffers: their floats, set entry by entry (as cheap as a byte of
+        a bytearray, with no conversion pass afterwards), and their bytes, cleared in one go."""
+        self._float_views = [memoryview(buffer) for buffer in self._buffers]
+        self._byte_views = [view.cast("B") for view in self._float_views]
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled and deep-copied without the numpy view of the encoder's buffer, which
-        ``__setstate__`` makes again over the copy's own buffer."""
+        """Pickled and deep-copied without the views of the encoder's buffers, which
+        ``__setstate__`` makes again over the copy's own buffers."""
         state = self.__dict__.copy()
-        del state["_entries_array"]
+        del state["_float_views"], state["_byte_views"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._entries_array = np.frombuffer(self._entries, np.uint8)
+        self._view_buffers()
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -89,47 +103,84 @@ class LeastCountEnv(RummyEnv):
         ])
 
     def _encode(self, player: int) -> np.ndarray:
+        """A copy of ``player``'s buffer brought up to date. Only the moves since the buffer was
+        last encoded matter: none, or just the player's own discard (half of all the
+        observations of a game: the discard touches a few segments), cost little; anything
+        else encodes the whole buffer again."""
         g = self.game
-        # One byte per entry (counts and one-hots), set from precomputed offsets in a buffer of
-        # the env's and made floats in one go: cheaper than numpy item by item for the few
-        # dozen entries that are not 0.
-        entries = self._entries
-        entries[:] = self._no_entries
+        played = len(g.history)
+        encoded = self._encoded[player]
+        if encoded is None or encoded[0] is not g or encoded[1] != played:
+            if (encoded is not None and encoded[0] is g and encoded[1] == played - 1 and g.phase is _PICK
+                    and g.current_player == player):
+                self._encode_own_discard(player)
+            else:
+                self._encode_all(player)
+            self._encoded[player] = (g, played)
+        return self._buffers[player].copy()
+
+    def _encode_own_discard(self, player: int) -> None:
+        """Update ``player``'s buffer, encoded at the start of its turn, after its discard:
+        which moves cards from its hand to the pending discard (and out of its known cards)
+        and the phase to PICK; nothing else changes."""
+        g = self.game
+        obs = self._float_views[player]
+        hand, pending = g.hands[player], g.pending
+        obs[self._phase_offset + _TURN_START] = 0.0
+        obs[self._phase_offset + _PICK] = 1.0
+        my_size = self._seat_offsets[player][1][player]
+        obs[my_size + len(hand) + len(pending)] = 0.0
+        obs[my_size + len(hand)] = 1.0
+        hand_offset, _, pending_offset, _ = self._pile_offsets
+        for card in pending:
+            obs[hand_offset + card] -= 1.0
+            obs[pending_offset + card] += 1.0
+        raw = self._byte_views[player]
+        raw[self._slot_bytes] = self._zero_bytes[self._slot_bytes]
+        for slot_offset, card in zip(self._slot_offsets, hand):
+            obs[slot_offset + card] = 1.0
+        raw[self._known_bytes] = self._zero_bytes[self._known_bytes]
+        for card in g.known[player]:
+            obs[self._known_offset + card] += 1.0
+
+    def _encode_all(self, player: int) -> None:
+        """Encode ``player``'s whole buffer from the game."""
+        g = self.game
+        obs = self._float_views[player]
+        self._byte_views[player][:] = self._zero_bytes
         known, sizes, eliminated, turn_done, to_move, dealer = self._seat_offsets[player]
-        entries[self._phase_offset + g.phase] = 1
-        entries[dealer[g.dealer]] = 1
+        obs[self._phase_offset + g.phase] = 1.0
+        obs[dealer[g.dealer]] = 1.0
         if g.current_player >= 0:
-            entries[to_move[g.current_player]] = 1
+            obs[to_move[g.current_player]] = 1.0
         if g.cut_card >= 0:
-            entries[self._cut_offset + g.cut_card] = 1
+            obs[self._cut_offset + g.cut_card] = 1.0
         for offset, cards in zip(sizes, g.hands):
-            entries[offset + len(cards)] = 1
+            obs[offset + len(cards)] = 1.0
         for offset in compress(turn_done, g.turn_done):
-            entries[offset] = 1
+            obs[offset] = 1.0
         for offset in compress(eliminated, g.out_round):
-            entries[offset] = 1
+            obs[offset] = 1.0
         hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
         for slot_offset, card in zip(self._slot_offsets, g.hands[player]):
-            entries[hand_offset + card] += 1
-            entries[slot_offset + card] = 1
+            obs[hand_offset + card] += 1.0
+            obs[slot_offset + card] = 1.0
         for card in g.open_set:
-            entries[open_offset + card] += 1
+            obs[open_offset + card] += 1.0
         for card in g.pending:
-            entries[pending_offset + card] += 1
+            obs[pending_offset + card] += 1.0
         for card in g.dead:
-            entries[dead_offset + card] += 1
+            obs[dead_offset + card] += 1.0
         if any(g.known):
             for offset, cards in zip(known, g.known):
                 for card in cards:
-                    entries[offset + card] += 1
-        obs = self._entries_array.astype(np.float32)
-        cfg = self.config
+                    obs[offset + card] += 1.0
         if any(g.totals):
-            start = self._totals_start
-            obs[start:start + g.n] = [g.totals[q] / cfg.elimination_score for q in self._seats[player]]
+            totals, limit = g.totals, self._limit
+            for index, q in self._total_slots[player]:
+                obs[index] = totals[q] / limit
         obs[self._stock_index] = len(g.stock) / self._deck_size
-        obs[self._turns_index] = g.turns / cfg.max_turns_per_round
-        return obs
+        obs[self._turns_index] = g.turns / self._max_turns
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
         """After player 0's observation: every seat's hand (53 counts each, absolute seats),
