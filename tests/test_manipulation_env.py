@@ -38,8 +38,9 @@ ENV_OPTION_SETS = {
 ENV_ONLY = {"reward", "reward_scale"}
 RULE_SETS = {
     **{name: {k: v for k, v in options.items() if k not in ENV_ONLY} for name, options in ENV_OPTION_SETS.items()},
-    "caps_bonuses": {"episode": "match", "max_rounds": 2, "max_table_ops_per_turn": 6, "out_bonus": 5,
-                     "not_knocker_bonus": 3, "game_bonus": 7, "round_win_bonus": 2, "next_dealer": "loser"},
+    # A high target so that the round cap ends matches (at 5 players one stock-out can pass 150).
+    "caps_bonuses": {"episode": "match", "max_rounds": 2, "target_score": 400, "max_table_ops_per_turn": 6,
+                     "out_bonus": 5, "not_knocker_bonus": 3, "game_bonus": 7, "round_win_bonus": 2, "next_dealer": "loser"},
     "one_deck_many_draws": {"num_decks": 1, "num_jokers": 0, "max_draws": 5, "knock_limit": 15},
 }
 

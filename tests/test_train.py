@@ -73,8 +73,11 @@ def test_smoke_config_trains_checkpoints_and_exports(path, trained, tmp_path):
     policy = load_policy(result.policy)
     assert policy.info.game == config.game and policy.info.steps == config.total_steps
     assert Path(result.policy).stat().st_size < 200_000
-    # The exported policy plays a tiny tournament; replaying its games checks every move was legal.
+    # The exported policy plays a tiny tournament of its training game (the same player count);
+    # replaying its games checks every move was legal.
+    options = {k: v for k, v in config.env.items() if k != "episode"}
     summary = run({"game": config.game, "agents": {"ppo": f"ppo:{result.policy}", "random": "random"},
+                   "options": options, "episode": config.env.get("episode", "hand"),
                    "deals": 2, "output_dir": str(tmp_path / "t"), "plots": False})
     seats = len(rummy_envs.ENVS[config.game].raw_env(**config.env).possible_agents)
     pairings = 1 if seats == 2 else 2  # two players: one pairing; more: each agent the focal one among the other's copies
