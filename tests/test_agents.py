@@ -36,6 +36,12 @@ OPTION_SETS = {
         {"num_players": 8, "allow_rediscard_taken_card": True},
         {"episode": "match", "target_score": 150, "max_hands": 3},
     ],
+    # Two players: three-player random seats hoard two-deck hands, whose masks are the solver's
+    # slowest (tests/test_manipulation_agents.py plays the three-player game).
+    "manipulation_rummy": [
+        {"num_players": 2},
+        {"num_players": 2, "episode": "match", "target_score": 60, "knock_timing": "start_of_turn"},
+    ],
     "least_count": [
         {},
         {"num_players": 2, "hand_size": 7, "sequence_same_suit": True, "sequence_lengths": [3, 4, 5],
