@@ -848,7 +848,7 @@ class ManipulationState:
         for name, rows, values in (("totals", points, self.totals), ("rounds_won", won, self.rounds_won)):
             recorded = [sum(row[q] for row in rows if row) for q in range(self.n)]
             exact = not unrecorded and all(rows)
-            if values != recorded if exact else any(v < r for v, r in zip(values, recorded)):
+            if (values != recorded) if exact else any(v < r for v, r in zip(values, recorded)):
                 raise field_error(name, f"expected {recorded}{'' if exact else ' or more'}: what the recorded "
                                         f"hand_results give, with {unrecorded} earlier rounds not recorded")
         before = None if unrecorded else [0] * self.n
