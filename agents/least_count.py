@@ -65,7 +65,7 @@ def context(rules: DiscardRules, cut_card: int | None) -> Context:
 
 def context_of(view: LeastCountView) -> Context:
     """The ``Context`` of the game and round ``view`` shows."""
-    return context(DiscardRules.of(view.rules), view.cut_card)
+    return context(view.rules.discard_rules, view.cut_card)
 
 
 class Shape:
