@@ -23,6 +23,7 @@ from env_contract import GameSpec, StepChecks, Watcher
 from rummy_envs import cards as C
 from rummy_envs import least_count_v0
 from rummy_envs.envs.base import rank_rewards
+from rummy_envs.envs.least_count import LeastCountEnv
 from rummy_envs.games import least_count as L
 from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
 
@@ -479,16 +480,30 @@ def test_copies_of_an_env_encode_their_own_states():
                                   fresh.unwrapped.observe(agent)["observation"]), agent
 
 
-def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh():
-    """The encoder keeps each seat's last observation and updates it after the seat's own
-    discard; every observation, of the mover and of other seats, equals the one encoded from
-    nothing (one or two decks, jokers, matches with eliminations)."""
+def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkeypatch):
+    """The encoder keeps each seat's last observation, updates it after the seat's own
+    discard and moves the public entries over from another seat's buffer of the same state
+    (every seat observes the end of a game); every observation, of the mover and of other
+    seats, equals the one a copy of the env encodes from nothing (one or two decks, jokers,
+    matches with eliminations)."""
+    def afresh(raw, agent):
+        twin = copy.deepcopy(raw)
+        twin._encoded = [None] * len(raw.possible_agents)
+        twin._latest = (None, 0, 0)
+        return twin.observe(agent)["observation"]
+
+    moved_over = []
+    encode_from_seat = LeastCountEnv._encode_from_seat
+    monkeypatch.setattr(LeastCountEnv, "_encode_from_seat",
+                        lambda self, player, source: moved_over.append(source) or encode_from_seat(self, player, source))
+
     for options in ({"num_players": 4},
                     {"num_players": 7, "episode": "match", "num_printed_jokers": 2, "cut_joker": True,
                      "max_turns_per_round": 30, "elimination_score": 40, "hand_size": 7}):
         env = least_count_v0.env(**options)
         raw = env.unwrapped
         rng = random.Random(5)
+        moved_over.clear()
         for seed in range(6):
             env.reset(seed=seed)
             for agent in env.agent_iter():
@@ -498,9 +513,9 @@ def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh():
                     other = rng.choice(raw.possible_agents)
                     seen.append((other, raw.observe(other)["observation"]))
                 for who, vector in seen:
-                    raw._encoded = [None] * len(raw.possible_agents)
-                    assert np.array_equal(vector, raw.observe(who)["observation"]), (seed, who)
+                    assert np.array_equal(vector, afresh(raw, who)), (seed, who)
                 env.step(None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0])))
+        assert len(moved_over) >= 6, moved_over  # every seat but the first observes the end of a game so
 
 
 def test_layout_sizes_by_player_count():

@@ -14,6 +14,7 @@ from rummy_envs.games import least_count as L
 IDS = L.NUM_IDS
 _PHASES = len(L.Phase)
 _TURN_START, _PICK = L.Phase.TURN_START, L.Phase.PICK
+_PER_SEAT = ("known", "hand_sizes", "totals", "eliminated", "turn_done", "to_move", "dealer")  # seats relative
 
 
 class LeastCountEnv(RummyEnv):
@@ -56,9 +57,13 @@ class LeastCountEnv(RummyEnv):
         self._slot_bytes = slice(4 * off["hand_slots"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))
         self._known_bytes = slice(4 * off["known"], 4 * (off["known"] + IDS))
         self._zero_bytes = bytes(4 * self.observation_size)
+        self._hand_bytes = slice(4 * off["hand"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))  # hand and its slots
+        self._copies = cfg.max_copies > 1  # two decks or jokers: a pile may hold an id twice
         # Each seat's observation as last encoded, and the game and number of moves it shows.
         self._buffers = [np.zeros(self.observation_size, np.float32) for _ in range(n)]
         self._encoded: list[tuple[L.LeastCountState, int] | None] = [None] * n
+        self._latest: tuple[L.LeastCountState | None, int, int] = (None, 0, 0)  # the last encoded: game, moves, seat
+        self._seat_maps: dict[tuple[int, int], np.ndarray] = {}  # (from seat, to seat) -> source index of each entry
         self._view_buffers()
 
     def _view_buffers(self) -> None:
@@ -105,8 +110,9 @@ class LeastCountEnv(RummyEnv):
     def _encode(self, player: int) -> np.ndarray:
         """A copy of ``player``'s buffer brought up to date. Only the moves since the buffer was
         last encoded matter: none, or just the player's own discard (half of all the
-        observations of a game: the discard touches a few segments), cost little; anything
-        else encodes the whole buffer again."""
+        observations of a game: the discard touches a few segments), cost little; when another
+        seat's buffer shows the current state (every seat observes the end of a game), the
+        public entries are moved over from it; anything else encodes the whole buffer again."""
         g = self.game
         played = len(g.history)
         encoded = self._encoded[player]
@@ -115,8 +121,13 @@ class LeastCountEnv(RummyEnv):
                     and g.current_player == player):
                 self._encode_own_discard(player)
             else:
-                self._encode_all(player)
+                latest = self._latest
+                if latest[0] is g and latest[1] == played:
+                    self._encode_from_seat(player, latest[2])
+                else:
+                    self._encode_all(player)
             self._encoded[player] = (g, played)
+            self._latest = (g, played, player)
         return self._buffers[player].copy()
 
     def _encode_own_discard(self, player: int) -> None:
@@ -144,7 +155,8 @@ class LeastCountEnv(RummyEnv):
             obs[self._known_offset + card] += 1.0
 
     def _encode_all(self, player: int) -> None:
-        """Encode ``player``'s whole buffer from the game."""
+        """Encode ``player``'s whole buffer from the game. Counts are written as ones (most
+        games deal one deck: an id is never in a pile twice), then recounted where ids repeat."""
         g = self.game
         obs = self._float_views[player]
         self._byte_views[player][:] = self._zero_bytes
@@ -163,24 +175,67 @@ class LeastCountEnv(RummyEnv):
             obs[offset] = 1.0
         hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
         for slot_offset, card in zip(self._slot_offsets, g.hands[player]):
-            obs[hand_offset + card] += 1.0
+            obs[hand_offset + card] = 1.0
             obs[slot_offset + card] = 1.0
         for card in g.open_set:
-            obs[open_offset + card] += 1.0
+            obs[open_offset + card] = 1.0
         for card in g.pending:
-            obs[pending_offset + card] += 1.0
+            obs[pending_offset + card] = 1.0
         for card in g.dead:
-            obs[dead_offset + card] += 1.0
+            obs[dead_offset + card] = 1.0
         if any(g.known):
             for offset, cards in zip(known, g.known):
                 for card in cards:
-                    obs[offset + card] += 1.0
+                    obs[offset + card] = 1.0
+        if self._copies:
+            self._recount(obs, player)
         if any(g.totals):
             totals, limit = g.totals, self._limit
             for index, q in self._total_slots[player]:
                 obs[index] = totals[q] / limit
         obs[self._stock_index] = len(g.stock) / self._deck_size
         obs[self._turns_index] = g.turns / self._max_turns
+
+    def _recount(self, obs: memoryview, player: int) -> None:
+        """Write the count of every id held twice or more in ``player``'s hand, the piles and
+        the known cards (the full encode wrote ones)."""
+        g = self.game
+        hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
+        piles = [(hand_offset, g.hands[player]), (open_offset, g.open_set), (pending_offset, g.pending),
+                 (dead_offset, g.dead), *zip(self._seat_offsets[player][0], g.known)]
+        for offset, cards in piles:
+            if len(set(cards)) < len(cards):
+                for card in cards:
+                    obs[offset + card] = cards.count(card)
+
+    def _encode_from_seat(self, player: int, source: int) -> None:
+        """Encode ``player``'s buffer from ``source``'s, which shows the same state: every
+        public entry moved to where ``player`` sees it (seats are relative), then the hand."""
+        seat_map = self._seat_maps.get((source, player))
+        if seat_map is None:
+            seat_map = self._seat_maps[source, player] = self._seat_map(source, player)
+        np.take(self._buffers[source], seat_map, out=self._buffers[player])
+        obs = self._float_views[player]
+        self._byte_views[player][self._hand_bytes] = self._zero_bytes[self._hand_bytes]
+        hand_offset = self._pile_offsets[0]
+        for slot_offset, card in zip(self._slot_offsets, self.game.hands[player]):
+            obs[hand_offset + card] += 1.0
+            obs[slot_offset + card] = 1.0
+
+    def _seat_map(self, source: int, player: int) -> np.ndarray:
+        """For each entry of ``player``'s observation, the entry of ``source``'s that holds the
+        same public value: per-seat segments are rotated by the seats between them."""
+        n = self.config.num_players
+        seat_map = np.arange(self.observation_size)
+        for segment in self.layout.values():
+            if segment.name not in _PER_SEAT:
+                continue
+            block = segment.size // n
+            for k in range(n):  # player's relative seat k is source's relative seat (player - source + k) % n
+                start = segment.offset + k * block
+                from_start = segment.offset + (player - source + k) % n * block
+                seat_map[start:start + block] = np.arange(from_start, from_start + block)
+        return seat_map
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
         """After player 0's observation: every seat's hand (53 counts each, absolute seats),
