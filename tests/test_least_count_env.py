@@ -481,29 +481,32 @@ def test_copies_of_an_env_encode_their_own_states():
 
 
 def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkeypatch):
-    """The encoder keeps each seat's last observation, updates it after the seat's own
-    discard and moves the public entries over from another seat's buffer of the same state
-    (every seat observes the end of a game); every observation, of the mover and of other
-    seats, equals the one a copy of the env encodes from nothing (one or two decks, jokers,
-    matches with eliminations)."""
+    """The encoder keeps each seat's last observation and updates it after the seat's own
+    discard; every observation, of the mover and of other seats, equals the one a copy of
+    the env encodes from nothing (one or two decks, jokers, matches with eliminations, the
+    dead pile reshuffled)."""
     def afresh(raw, agent):
         twin = copy.deepcopy(raw)
         twin._encoded = [None] * len(raw.possible_agents)
-        twin._latest = (None, 0, 0)
         return twin.observe(agent)["observation"]
 
-    moved_over = []
-    encode_from_seat = LeastCountEnv._encode_from_seat
-    monkeypatch.setattr(LeastCountEnv, "_encode_from_seat",
-                        lambda self, player, source: moved_over.append(source) or encode_from_seat(self, player, source))
+    paths: Counter = Counter()
+    watched = [None]
+    for name in ("_encode_all", "_encode_own_discard"):
+        def counted(self, *args, _name=name, _encode=getattr(LeastCountEnv, name)):
+            paths[_name] += self is watched[0]
+            return _encode(self, *args)
+        monkeypatch.setattr(LeastCountEnv, name, counted)
 
+    reshuffles = 0
     for options in ({"num_players": 4},
                     {"num_players": 7, "episode": "match", "num_printed_jokers": 2, "cut_joker": True,
-                     "max_turns_per_round": 30, "elimination_score": 40, "hand_size": 7}):
+                     "max_turns_per_round": 30, "elimination_score": 40, "hand_size": 7},
+                    {"num_players": 2, "max_turns_per_round": 120}):  # with no declaring: the deck runs out
         env = least_count_v0.env(**options)
-        raw = env.unwrapped
+        raw = watched[0] = env.unwrapped
         rng = random.Random(5)
-        moved_over.clear()
+        paths.clear()
         for seed in range(6):
             env.reset(seed=seed)
             for agent in env.agent_iter():
@@ -514,8 +517,13 @@ def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkey
                     seen.append((other, raw.observe(other)["observation"]))
                 for who, vector in seen:
                     assert np.array_equal(vector, afresh(raw, who)), (seed, who)
-                env.step(None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0])))
-        assert len(moved_over) >= 6, moved_over  # every seat but the first observes the end of a game so
+                legal = obs["action_mask"].nonzero()[0]
+                if options["num_players"] == 2 and len(legal) > 1:
+                    legal = legal[legal != L.DECLARE]
+                reshuffles = max(reshuffles, raw.game.reshuffles)
+                env.step(None if term or trunc else int(rng.choice(legal)))
+        assert min(paths.values()) >= 6 and len(paths) == 2, (options, paths)  # both ways, in every game
+    assert reshuffles > 0
 
 
 def test_layout_sizes_by_player_count():

@@ -14,7 +14,6 @@ from rummy_envs.games import least_count as L
 IDS = L.NUM_IDS
 _PHASES = len(L.Phase)
 _TURN_START, _PICK = L.Phase.TURN_START, L.Phase.PICK
-_PER_SEAT = ("known", "hand_sizes", "totals", "eliminated", "turn_done", "to_move", "dealer")  # seats relative
 
 
 class LeastCountEnv(RummyEnv):
@@ -57,13 +56,10 @@ class LeastCountEnv(RummyEnv):
         self._slot_bytes = slice(4 * off["hand_slots"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))
         self._known_bytes = slice(4 * off["known"], 4 * (off["known"] + IDS))
         self._zero_bytes = bytes(4 * self.observation_size)
-        self._hand_bytes = slice(4 * off["hand"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))  # hand and its slots
         self._copies = cfg.max_copies > 1  # two decks or jokers: a pile may hold an id twice
         # Each seat's observation as last encoded, and the game and number of moves it shows.
         self._buffers = [np.zeros(self.observation_size, np.float32) for _ in range(n)]
         self._encoded: list[tuple[L.LeastCountState, int] | None] = [None] * n
-        self._latest: tuple[L.LeastCountState | None, int, int] = (None, 0, 0)  # the last encoded: game, moves, seat
-        self._seat_maps: dict[tuple[int, int], np.ndarray] = {}  # (from seat, to seat) -> source index of each entry
         self._view_buffers()
 
     def _view_buffers(self) -> None:
@@ -110,9 +106,8 @@ class LeastCountEnv(RummyEnv):
     def _encode(self, player: int) -> np.ndarray:
         """A copy of ``player``'s buffer brought up to date. Only the moves since the buffer was
         last encoded matter: none, or just the player's own discard (half of all the
-        observations of a game: the discard touches a few segments), cost little; when another
-        seat's buffer shows the current state (every seat observes the end of a game), the
-        public entries are moved over from it; anything else encodes the whole buffer again."""
+        observations of a game: the discard touches a few segments), cost little; anything
+        else encodes the whole buffer again."""
         g = self.game
         played = len(g.history)
         encoded = self._encoded[player]
@@ -121,13 +116,8 @@ class LeastCountEnv(RummyEnv):
                     and g.current_player == player):
                 self._encode_own_discard(player)
             else:
-                latest = self._latest
-                if latest[0] is g and latest[1] == played:
-                    self._encode_from_seat(player, latest[2])
-                else:
-                    self._encode_all(player)
+                self._encode_all(player)
             self._encoded[player] = (g, played)
-            self._latest = (g, played, player)
         return self._buffers[player].copy()
 
     def _encode_own_discard(self, player: int) -> None:
@@ -207,35 +197,6 @@ class LeastCountEnv(RummyEnv):
             if len(set(cards)) < len(cards):
                 for card in cards:
                     obs[offset + card] = cards.count(card)
-
-    def _encode_from_seat(self, player: int, source: int) -> None:
-        """Encode ``player``'s buffer from ``source``'s, which shows the same state: every
-        public entry moved to where ``player`` sees it (seats are relative), then the hand."""
-        seat_map = self._seat_maps.get((source, player))
-        if seat_map is None:
-            seat_map = self._seat_maps[source, player] = self._seat_map(source, player)
-        np.take(self._buffers[source], seat_map, out=self._buffers[player])
-        obs = self._float_views[player]
-        self._byte_views[player][self._hand_bytes] = self._zero_bytes[self._hand_bytes]
-        hand_offset = self._pile_offsets[0]
-        for slot_offset, card in zip(self._slot_offsets, self.game.hands[player]):
-            obs[hand_offset + card] += 1.0
-            obs[slot_offset + card] = 1.0
-
-    def _seat_map(self, source: int, player: int) -> np.ndarray:
-        """For each entry of ``player``'s observation, the entry of ``source``'s that holds the
-        same public value: per-seat segments are rotated by the seats between them."""
-        n = self.config.num_players
-        seat_map = np.arange(self.observation_size)
-        for segment in self.layout.values():
-            if segment.name not in _PER_SEAT:
-                continue
-            block = segment.size // n
-            for k in range(n):  # player's relative seat k is source's relative seat (player - source + k) % n
-                start = segment.offset + k * block
-                from_start = segment.offset + (player - source + k) % n * block
-                seat_map[start:start + block] = np.arange(from_start, from_start + block)
-        return seat_map
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
         """After player 0's observation: every seat's hand (53 counts each, absolute seats),
