@@ -86,12 +86,13 @@ def test_smoke_config_trains_checkpoints_and_exports(path, trained, tmp_path):
     assert all(not replay(r).agents for r in records)
 
 
-@pytest.mark.parametrize("game", ["gin_rummy", "least_count", "rummy500"])
+@pytest.mark.parametrize("game", ["gin_rummy", "least_count", "rummy500", "manipulation_rummy"])
 def test_numpy_policy_picks_the_torch_policys_actions(trained, game):
     """The ppo agent (numpy, features computed from the player's view) against the torch
-    policy on the training env's observation (features appended by the env wrapper)."""
+    policy on the training env's observation (features appended by the env wrapper);
+    Manipulation Rummy's policy reads the plain observation."""
     config, result = trained[game]
-    assert config.features is not None  # the smoke config exercises the feature path
+    assert (config.features is None) == (game == "manipulation_rummy")  # both paths exercised
     checkpoint = latest_checkpoint(Path(result.run_dir))
     env = make_env(config)
     model = load_checkpoint(checkpoint, env)
