@@ -23,6 +23,7 @@ The figures replace the section between the markers in ``--out``. Not run in CI.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import tempfile
 import time
@@ -166,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/RESULTS.md"))
     args = parser.parse_args(argv)
 
+    load = os.getloadavg()[0]
     rows = []
     for game in args.games:
         r = measure(game, args.steps)
@@ -180,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
              f"{platform.python_version()}, torch {torch.__version__} (CPU, "
              f"{load_config(f'configs/{args.games[0]}/ppo.yaml').torch_threads} thread), {args.steps:,} learner steps "
              "per game with the settings of `configs/<game>/ppo.yaml` (no evaluation or checkpoints), one run, "
-             "on 2 cores shared with other work. Shares of the wall time; *env* includes the opponents' moves "
+             f"on {os.cpu_count()} cores shared with other work (load average {load:.1f} at the start). "
+             "Shares of the wall time; *env* includes the opponents' moves "
              "and the learner's features and shaping potential; *engine + wrapper* is what is left of it.", "",
              "| game | envs x net | env steps/s | env | opponents | features + shaping | engine + wrapper "
              "| policy forward | PPO update |",
