@@ -145,8 +145,7 @@ class LeastCountEnv(RummyEnv):
             obs[self._known_offset + card] += 1.0
 
     def _encode_all(self, player: int) -> None:
-        """Encode ``player``'s whole buffer from the game. Counts are written as ones (most
-        games deal one deck: an id is never in a pile twice), then recounted where ids repeat."""
+        """Encode ``player``'s whole buffer from the game."""
         g = self.game
         obs = self._float_views[player]
         self._byte_views[player][:] = self._zero_bytes
@@ -164,39 +163,41 @@ class LeastCountEnv(RummyEnv):
         for offset in compress(eliminated, g.out_round):
             obs[offset] = 1.0
         hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
-        for slot_offset, card in zip(self._slot_offsets, g.hands[player]):
-            obs[hand_offset + card] = 1.0
+        hand = g.hands[player]
+        for slot_offset, card in zip(self._slot_offsets, hand):
             obs[slot_offset + card] = 1.0
-        for card in g.open_set:
-            obs[open_offset + card] = 1.0
-        for card in g.pending:
-            obs[pending_offset + card] = 1.0
-        for card in g.dead:
-            obs[dead_offset + card] = 1.0
-        if any(g.known):
-            for offset, cards in zip(known, g.known):
-                for card in cards:
-                    obs[offset + card] = 1.0
-        if self._copies:
-            self._recount(obs, player)
+        if self._copies:  # two decks or jokers: a pile may hold an id twice
+            for card in hand:
+                obs[hand_offset + card] += 1.0
+            for card in g.open_set:
+                obs[open_offset + card] += 1.0
+            for card in g.pending:
+                obs[pending_offset + card] += 1.0
+            for card in g.dead:
+                obs[dead_offset + card] += 1.0
+            if any(g.known):
+                for offset, cards in zip(known, g.known):
+                    for card in cards:
+                        obs[offset + card] += 1.0
+        else:  # one of each id: ones, which are cheaper to write than sums
+            for card in hand:
+                obs[hand_offset + card] = 1.0
+            for card in g.open_set:
+                obs[open_offset + card] = 1.0
+            for card in g.pending:
+                obs[pending_offset + card] = 1.0
+            for card in g.dead:
+                obs[dead_offset + card] = 1.0
+            if any(g.known):
+                for offset, cards in zip(known, g.known):
+                    for card in cards:
+                        obs[offset + card] = 1.0
         if any(g.totals):
             totals, limit = g.totals, self._limit
             for index, q in self._total_slots[player]:
                 obs[index] = totals[q] / limit
         obs[self._stock_index] = len(g.stock) / self._deck_size
         obs[self._turns_index] = g.turns / self._max_turns
-
-    def _recount(self, obs: memoryview, player: int) -> None:
-        """Write the count of every id held twice or more in ``player``'s hand, the piles and
-        the known cards (the full encode wrote ones)."""
-        g = self.game
-        hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
-        piles = [(hand_offset, g.hands[player]), (open_offset, g.open_set), (pending_offset, g.pending),
-                 (dead_offset, g.dead), *zip(self._seat_offsets[player][0], g.known)]
-        for offset, cards in piles:
-            if len(set(cards)) < len(cards):
-                for card in cards:
-                    obs[offset + card] = cards.count(card)
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
         """After player 0's observation: every seat's hand (53 counts each, absolute seats),
