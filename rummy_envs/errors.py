@@ -1,4 +1,9 @@
-"""Errors shared by every engine and environment."""
+"""Errors shared by every engine and environment, and what every engine takes as an action."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
 
 
 class IllegalActionError(ValueError):
@@ -10,3 +15,14 @@ class IllegalActionError(ValueError):
         self.phase = phase
         hint = f"; legal: {', '.join(legal[:12])}{' ...' if len(legal) > 12 else ''}" if legal is not None else ""
         super().__init__(f"illegal action {action} ({action_name}) by {player} in phase {phase}{hint}")
+
+
+def action_id(action: Any) -> int | None:
+    """``action`` as an action id when it is an integer (numpy integers too), else None:
+    bools and floats are no action ids, even where they equal a legal one."""
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None

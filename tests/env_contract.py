@@ -203,6 +203,14 @@ def assert_mask_exact(spec: GameSpec, state: Any, mask: np.ndarray) -> None:
             accepted = False
         assert accepted == bool(mask[a]), \
             f"action {a} {spec.action_name(a)}: engine accepts={accepted}, mask={mask[a]} in {state.phase.name}"
+    for flag in (False, True):  # a bool is no action id, even where action 0 or 1 is legal
+        with pytest.raises(IllegalActionError):
+            state.clone().apply(flag)
+    legal = np.flatnonzero(mask)
+    if len(legal):  # a numpy integer is played as the plain int it equals: the history stays JSON
+        trial = state.clone()
+        trial.apply(np.int64(legal[0]))
+        json.dumps(trial.to_dict())
     assert state.to_dict() == before, "clone() is not independent of the original"
 
 

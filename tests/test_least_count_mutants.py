@@ -408,3 +408,32 @@ def test_a_clone_plays_on_without_touching_the_original():
     clone = state.clone()
     clone.apply(L.PICK_OPEN + clone.open_set[0])
     assert state.to_dict() == before and state.known == [[], [], []]
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_describe_names_the_cards_of_a_discard_for_every_seat(dealer):
+    """``describe`` adds the cards a discard takes from the mover's hand, seat 0 included."""
+    state = LeastCountState(LeastCountConfig(num_players=4), seed=8, dealer=dealer)
+    hand = state.hands[state.current_player]
+    assert state.current_player == (dealer + 1) % 4
+    assert state.describe(L.DISCARD) == f"{L.action_to_str(L.DISCARD)} = {L.C.format(hand[:1])}"
+    assert state.describe(L.PICK_CLOSED) == L.action_to_str(L.PICK_CLOSED)
+
+
+def test_a_hand_episode_after_recorded_rounds_scores_its_own_round():
+    """A one-round episode read from a dict that records earlier rounds (a match's third
+    round played as a hand) scores and returns the round it plays, the last recorded."""
+    rng = random.Random(0)
+    match = LeastCountState(LeastCountConfig(num_players=3, episode="match"), seed=1)
+    while len(match.hand_results) < 2:
+        match.apply(rng.choice(match.legal_actions()))
+    data = match.to_dict()
+    data["options"]["episode"] = "hand"
+    state = LeastCountState.from_dict(data)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    first, last = state.hand_results[0].points, state.hand_results[-1].points
+    assert len(state.hand_results) == 3 and first != last
+    assert state.scores() == [-x for x in last]
+    mean = sum(last) / 3
+    assert state.returns() == [mean - x for x in last]

@@ -38,7 +38,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from rummy_envs.errors import IllegalActionError
+from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.options import check_bool, check_choice, unknown_options_error
 from rummy_envs.state_dicts import with_env_options
 
@@ -264,14 +264,15 @@ class RummyEnv(AECEnv, ABC):
             return
         game = self.game
         legal = game.legal_actions()
-        if action is None or not _is_integral(action) or int(action) not in legal:
+        as_int = action if type(action) is int else action_id(action)
+        if as_int not in legal:
             if self.illegal_action == "raise":
-                name = self.action_to_str(int(action)) if _is_integral(action) else repr(action)
+                name = self.action_to_str(as_int) if as_int is not None else repr(action)
                 raise IllegalActionError(action, name, agent, game.phase.name, [self.action_to_str(a) for a in legal])
             self._end_by_illegal_action(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        game.apply(int(action))
+        game.apply(as_int)
         self._after_move()
         if self._rewards_set:
             self._accumulate_rewards()
@@ -388,10 +389,6 @@ def bits_to_array(bits: int, size: int) -> np.ndarray:
     """float32 vector of length ``size`` whose entry i is bit i of ``bits`` (a Python int)."""
     raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), np.uint8)
     return np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
-
-
-def _is_integral(action: Any) -> bool:
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
 
 def rank_rewards(scores: list[float]) -> list[float]:

@@ -19,7 +19,6 @@ so the seed plus the action history replays a game exactly.
 from __future__ import annotations
 
 import dataclasses
-import operator
 import random
 from bisect import insort
 from collections import Counter
@@ -32,7 +31,7 @@ from typing import Any, ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
-from rummy_envs.errors import IllegalActionError
+from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.options import build, check_bool, check_choice, check_int
 from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options
 
@@ -478,16 +477,6 @@ def score_round(config: LeastCountConfig, declarer: int, players: list[int],
     return "false_declaration", points
 
 
-def _as_action(action: Any) -> int | None:
-    """``action`` as an int when it is an integer (numpy ones too, bools not), else None."""
-    if isinstance(action, bool):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
-
-
 def _remove_cards(held: list[int], cards: list[int]) -> None:
     """Remove from ``held`` one copy of each of ``cards`` it has (the rest are ignored)."""
     for card in cards:
@@ -647,7 +636,7 @@ class LeastCountState:
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
-        as_int = action if type(action) is int else _as_action(action)
+        as_int = action if type(action) is int else action_id(action)
         if as_int not in self.legal_actions():
             raise IllegalActionError(
                 action, action_to_str(as_int) if as_int is not None else repr(action),

@@ -35,7 +35,6 @@ history replays a game exactly.
 from __future__ import annotations
 
 import dataclasses
-import operator
 import random
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -44,7 +43,7 @@ from typing import Any, ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs import table_solver as TS
-from rummy_envs.errors import IllegalActionError
+from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.options import build, check_choice, check_int
 from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options
 
@@ -253,16 +252,6 @@ def hand_value(hand: list[int]) -> int:
     return sum(k * v for k, v in zip(hand, CARD_VALUES) if k)
 
 
-def _as_action(action: Any) -> int | None:
-    """``action`` as an int when it is an integer (numpy ones too, bools not), else None."""
-    if isinstance(action, bool):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
-
-
 # ----------------------------------------------------------------------------------------
 # The state
 
@@ -452,7 +441,7 @@ class ManipulationState:
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
         legal = self.legal_actions()
-        as_int = _as_action(action)
+        as_int = action_id(action)
         if as_int not in legal:
             name = action_to_str(as_int) if as_int is not None else repr(action)
             raise IllegalActionError(action, name, f"player {self.current_player}", self.phase.name,

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
-from rummy_envs.errors import IllegalActionError
+from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.options import build, check_bool, check_choice, check_date, check_int, check_text
 from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options
 
@@ -749,12 +749,13 @@ class Rummy500State:
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
-        if action not in self.legal_actions():
+        as_int = action if type(action) is int else action_id(action)
+        if as_int not in self.legal_actions():
             raise IllegalActionError(
-                action, action_to_str(action) if isinstance(action, int) else repr(action),
+                action, action_to_str(as_int) if as_int is not None else repr(action),
                 f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
             )
-        action = int(action)
+        action = as_int
         self.history.append(action)
         self._legal = None
         p = self.current_player
