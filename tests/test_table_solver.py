@@ -200,6 +200,19 @@ def test_array_layers_agree_with_oracle(seed, monkeypatch):
     assert TS._legal.__wrapped__(problem.table) == oracle_is_legal(problem.table, None)
 
 
+def test_array_layers_keep_sets_held_only_in_a_later_word(monkeypatch):
+    """Two decks: a kept-ace vector past the 64th (the club, the heart and both spade aces
+    kept for the high ends, 1 + 9 + 2 * 27) lives in the second word of an array layer's
+    sets; a state holding only such vectors is alive (the random cases seldom reach one)."""
+    monkeypatch.setattr(TS, "_VECTOR_FROM", 0)
+    table, hand = Counter(C.parse("QC KC AC QH KH AH QS KS AS QS KS AS")), Counter(C.parse("JS JC"))
+    problem = TS.CommitProblem(table=tuple(table[c] for c in range(52)), jokers_at=(0,) * 52,
+                               spare_naturals=tuple(table[c] for c in range(52)),
+                               hand=tuple(hand[c] for c in range(52)), hand_jokers=0, free_jokers=0,
+                               need_hand_card=True, max_copies=2)
+    assert TS._Commit(problem).solve() == oracle_options(problem)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 3100))
 def test_commit_options_agree_with_oracle_many(seed):
