@@ -200,6 +200,14 @@ def test_array_layers_agree_with_oracle(seed, monkeypatch):
     assert TS._legal.__wrapped__(problem.table) == oracle_is_legal(problem.table, None)
 
 
+def test_arrange_without_a_copy_limit_deals_groups_of_distinct_suits():
+    """With no copy limit a rank may hold a card four times: its groups number the largest
+    copy count (here four), not a quarter of its cards, and each has distinct suits."""
+    counts = counts_of("7C 7D 7H 7C 7D 7S 7C 7H 7S 7C 7D 7H")
+    melds = TS.arrange(counts, None)
+    assert sorted(C.format(m) for m in melds) == ["7C 7D 7H", "7C 7D 7H", "7C 7D 7S", "7C 7H 7S"]
+
+
 def test_array_layers_keep_sets_held_only_in_a_later_word(monkeypatch):
     """Two decks: a kept-ace vector past the 64th (the club, the heart and both spade aces
     kept for the high ends, 1 + 9 + 2 * 27) lives in the second word of an array layer's
