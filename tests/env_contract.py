@@ -1162,6 +1162,8 @@ def action_names_round_trip(spec: GameSpec) -> None:
         assert raw.str_to_action(text.lower()) == a, text
         names.add(text)
     assert len(names) == spec.num_actions
+    for outside in (-1, spec.num_actions, spec.num_actions + 1):  # named as no action, not as a near one
+        assert raw.action_to_str(outside) == f"<out of range {outside}>"
     for bad in ("", "FLY", "DISCARD(ZZ)", "DISCARD(AS", *spec.bad_action_strings):
         with pytest.raises(ValueError):
             raw.str_to_action(bad)
