@@ -692,7 +692,7 @@ class _Commit:
             for state, kept, nxt, transform, record in edges:
                 target = targets.get(nxt)
                 if target:
-                    back = aces.backward(kept, transform, target) if transform else kept & target
+                    back = aces.backward(kept, transform, target) if transform > 0 else kept & target
                     if back:
                         out[state] = out.get(state, 0) | back
                         records[which] |= record
@@ -704,8 +704,6 @@ class _Commit:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``backward_dict`` for array layers: a few array operations per layer."""
         kept = np.take(layer.kepts, edges.src, axis=0)
-        if _identity(step)[0] == ACE_HIGH - 1:
-            kept &= self.aces.filter_words(edges.transform)
         records, sets = [0, 0], []
         # the hand-joker pass is skipped without a hand joker: no end state then uses one
         for which, targets in enumerate((good, good_with_joker)):
@@ -777,12 +775,11 @@ class _AceSets:
     def backward(self, kept: int, transform: int, target: int) -> int:
         """The vectors of ``kept`` (before the edge) that reach ``target`` (after it). A
         shift back can only land on vectors whose suit count is not 0, which ``kept``
-        (before its ace step) does not hold, so the intersection is exact."""
-        if transform > 0:
-            return kept & (target >> transform)
-        if transform < 0:
-            return kept & self.filter(transform) & target
-        return kept & target
+        (before its ace step) does not hold, so the intersection is exact. A filter needs
+        no step back: its code is read from the runs of the state the edge enters, so every
+        edge into that state has the same filter, and the target (a subset of what reached
+        the state) lies inside it already."""
+        return kept & (target >> transform) if transform > 0 else kept & target
 
     def words(self, sets: Sequence[int]) -> np.ndarray:
         """Sets as the rows of a uint64 array, 64 vectors a word (array layers)."""

@@ -221,6 +221,34 @@ def test_array_layers_keep_sets_held_only_in_a_later_word(monkeypatch):
     assert TS._Commit(problem).solve() == oracle_options(problem)
 
 
+
+@pytest.mark.parametrize("vector_from", [TS._VECTOR_FROM, 0])
+def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
+    """The backward pass skips the king step's kept-ace filter: sound only while every
+    edge into a state filters alike, the filter read from that state's runs of the suit
+    (2+ cards need an ace, 3+ may take one)."""
+    monkeypatch.setattr(TS, "_VECTOR_FROM", vector_from)
+    codes = Counter()
+    for seed in range(150):
+        forward = TS._Commit(random_case(random.Random(seed))).forward()
+        if forward is None:
+            continue
+        passes, final = forward
+        layers = [layer for layer, _ in passes[1:]] + [final]
+        for step, ((_, edges), entered) in enumerate(zip(passes, layers)):
+            position, suit, _ = TS._identity(step)
+            if position != TS.ACE_HIGH - 1:
+                continue
+            if isinstance(edges, list):
+                pairs = [(nxt, transform) for _, _, nxt, transform, _ in edges]
+            else:
+                pairs = zip(entered.states[edges.dst].tolist(), edges.transform.tolist())
+            for nxt, transform in pairs:
+                _, short2, long = TS._unpack_runs(nxt >> TS._RUN_BITS * suit & 0x1FF)
+                assert transform == TS._filter_code(suit, short2, short2 + long), (seed, step)
+                codes[transform] += 1
+    assert len(codes) >= 8 and sum(codes.values()) > 500
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 3100))
 def test_commit_options_agree_with_oracle_many(seed):
