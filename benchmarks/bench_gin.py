@@ -302,9 +302,10 @@ RUMMY500_PROFILE_PARTS = (
     ("bits to floats", ("envs/base.py", ("bits_to_array",))),
 )
 LEAST_COUNT_PROFILE_PARTS = (
-    ("mask (legal actions)", ("games/least_count.py", ("_compute_legal", "legal_actions", "legal_discards", "_add_sets",
-                                                       "_add_runs", "_add_sequences", "_add_flush", "_runs_in_row",
-                                                       "may_declare"))),
+    ("mask (legal actions)", ("games/least_count.py", ("_compute_legal", "legal_actions", "legal_discards",
+                                                       "_legal_discards_by_suit_or_copies", "_sets_of_ranks",
+                                                       "_position_map", "_add_sets", "_add_runs", "_add_sequences",
+                                                       "_add_flush", "_runs_in_row", "may_declare"))),
     ("engine apply, deal and showdown", ("games/least_count.py", None)),
     ("observation encoding", ("envs/least_count.py", None)),
     ("bits to floats", ("envs/base.py", ("bits_to_array",))),

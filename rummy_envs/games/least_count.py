@@ -250,10 +250,9 @@ class DiscardRules:
         return min(self.sequence_lengths[0], FLUSH_SIZE)
 
     @cached_property
-    def runs_by_row(self) -> dict[int, tuple[tuple[int, ...], ...]]:
-        """The rank lists of the sequences of an allowed length inside a 13-bit rank row, filled
-        in as rows come up (shared by the rules of equal sequence lengths)."""
-        return _runs_table(self.sequence_lengths)
+    def sets_by_shape(self) -> dict[tuple[int, ...], tuple[int, ...]]:
+        """``_sets_of_ranks`` of each sorted rank list, filled in as hands come up."""
+        return {}
 
 
 _RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
@@ -273,33 +272,72 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     discard: a single, a pair, four of a kind (three when allowed, two different pairs when
     allowed), a sequence of an allowed length (ace low or high, no wrap; one suit when
     ``sequence_same_suit``) or a flush of 5 different cards of one suit. Printed jokers group
-    only with each other and fit no sequence or flush. Of copies of an id the first is used."""
+    only with each other and fit no sequence or flush. Of copies of an id the first is used.
+
+    Without copies and with sequences of any suits, which cards go together depends only on
+    the hand's ranks: the sets of each multiset of ranks (its *shape*) are found once, over
+    the ranks sorted, and carried to the hand's positions by the sorting permutation."""
     size = len(hand)
     if size == 1:
         return [1]
-    ranks = [_RANK_OF[card] for card in hand]
-    distinct = set(ranks)
+    if rules.sequence_same_suit or len(set(hand)) < size:
+        return _legal_discards_by_suit_or_copies(hand, rules)
+    ranks = list(map(_RANK_OF.__getitem__, hand))
+    order = tuple(sorted(range(size), key=ranks.__getitem__))
+    ranks.sort()
+    shape = tuple(ranks)
+    subsets = rules.sets_by_shape.get(shape)
+    if subsets is None:
+        subsets = rules.sets_by_shape[shape] = _sets_of_ranks(ranks, rules)
+    to_hand = _POSITION_MAPS.get(order)
+    if to_hand is None:
+        to_hand = _POSITION_MAPS[order] = _position_map(order)
+    out = list(map(to_hand.__getitem__, subsets))
+    # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
+    for k in range(size - FLUSH_SIZE + 1):
+        if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
+            flushes: set[int] = set(out)
+            _add_flush(hand, range(size), flushes)
+            return sorted(flushes)
+    out.sort()
+    return out
+
+
+_POSITION_MAPS: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""For each order of hand positions by rank: subset of the sorted ranks -> subset of the hand."""
+
+
+def _position_map(order: tuple[int, ...]) -> tuple[int, ...]:
+    """Each subset of the sorted ranks' indexes as the subset of hand positions ``order`` names."""
+    return tuple(sum(1 << position for i, position in enumerate(order) if subset >> i & 1)
+                 for subset in range(1 << len(order)))
+
+
+def _sets_of_ranks(ranks: list[int], rules: DiscardRules) -> tuple[int, ...]:
+    """Every legal discard but flushes of distinct cards with the sorted ``ranks``, as subsets
+    of their indexes: singles, groups and sequences of any suits."""
+    size = len(ranks)
     groups: set[int] = set()
-    copies = 0  # positions holding a further copy of the id just before them
+    distinct = set(ranks)
     if len(distinct) < size:
-        if len(set(hand)) < size:
-            copies = sum(1 << i for i in range(1, size) if hand[i] == hand[i - 1])
         _add_sets(ranks, rules, groups)
     if size >= rules.shortest_run:
-        if copies or rules.sequence_same_suit:
-            _add_runs(hand, ranks, copies, rules, groups)
-        else:
-            # Distinct cards, jokers last: a suit of five shows as two cards 4 places apart.
-            for k in range(size - FLUSH_SIZE + 1):
-                if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
-                    _add_flush(hand, range(size), groups)
-                    break
-            row = sum(map(_ROW_BIT.__getitem__, distinct))
-            runs = rules.runs_by_row.get(row)
-            if runs is None:
-                runs = rules.runs_by_row[row] = _runs_in_row(row, rules.sequence_lengths)
-            if runs:
-                _add_sequences(ranks, range(size), runs, groups)
+        runs = _runs_in_row(sum(map(_ROW_BIT.__getitem__, distinct)), rules.sequence_lengths)
+        _add_sequences(ranks, range(size), runs, groups)
+    return _SINGLES[size] + tuple(groups)
+
+
+def _legal_discards_by_suit_or_copies(hand: list[int], rules: DiscardRules) -> list[int]:
+    """``legal_discards`` for sequences of one suit, or a hand holding copies of an id."""
+    size = len(hand)
+    ranks = [_RANK_OF[card] for card in hand]
+    groups: set[int] = set()
+    copies = 0  # positions holding a further copy of the id just before them
+    if len(set(ranks)) < size:
+        copies = sum(1 << i for i in range(1, size) if hand[i] == hand[i - 1])
+        _add_sets(ranks, rules, groups)
+    if size >= rules.shortest_run:
+        _add_runs(hand, ranks, copies, rules, groups)
     if copies:  # of copies of an id, only the subsets taking the first ones
         groups = {subset for subset in groups if not (subset & copies) >> 1 & ~subset}
         singles = [1 << i for i in range(size) if not copies >> i & 1]
@@ -362,12 +400,6 @@ def _add_flush(hand: list[int], positions: Iterable[int], out: set[int]) -> None
     for suited in by_suit.values():
         if len(suited) >= FLUSH_SIZE:
             out.update(map(sum, combinations(suited, FLUSH_SIZE)))
-
-
-@lru_cache(maxsize=None)
-def _runs_table(lengths: tuple[int, ...]) -> dict[int, tuple[tuple[int, ...], ...]]:
-    """An empty table of the sequences in each rank row, one per set of sequence lengths."""
-    return {}
 
 
 @lru_cache(maxsize=None)
