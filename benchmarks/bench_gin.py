@@ -524,6 +524,8 @@ def machine_info() -> dict[str, str]:
     return {
         "platform": platform.platform(),
         "cpu": f"{cpu} ({os.cpu_count()} logical CPUs)",
+        "load average at the start": f"{os.getloadavg()[0]:.2f} (other work slows gin more than the smaller games: "
+                                     "their ratios read higher on a loaded machine)",
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "rummy-envs": f"{ours} (git {rev})",
         "rlcard": _version("rlcard"),
