@@ -10,6 +10,8 @@ Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check many more 
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections import Counter
 
@@ -204,6 +206,22 @@ def test_random_games_keep_the_rules_slow(name):
         config = LeastCountConfig(**{"num_players": players, **GAME_OPTIONS[name]})
         for seed in range(150):
             play_game(config, seed, rng)
+
+
+def test_copies_and_pickles_of_a_state_leave_the_discard_memo_behind():
+    """The rules remember the legal discards of every hand shape met; a deep copy of a state
+    shares them and a pickle carries only the options, so neither grows with the memo."""
+    state = LeastCountState(LeastCountConfig(), seed=2)
+    rng = random.Random(2)
+    for _ in range(400):
+        hand = sorted(rng.sample(range(52), 5))
+        L.legal_discards(hand, state.rules)
+    assert len(state.rules.sets_by_shape) > 100
+    assert copy.deepcopy(state).rules is state.rules
+    restored = pickle.loads(pickle.dumps(state))
+    assert restored.rules == state.rules and "sets_by_shape" not in vars(restored.rules)
+    assert len(pickle.dumps(state)) < 4000
+    assert restored.legal_actions() == state.legal_actions()
 
 
 def test_a_seed_deals_the_deck_of_the_stdlib_shuffle():

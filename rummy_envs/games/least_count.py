@@ -254,6 +254,16 @@ class DiscardRules:
         """``_sets_of_ranks`` of each sorted rank list, filled in as hands come up."""
         return {}
 
+    def __reduce__(self) -> tuple[type[DiscardRules], tuple[Any, ...]]:
+        """Pickled as its options alone, without the memo of sets by shape (thousands of
+        entries after a while)."""
+        return type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DiscardRules:
+        """Shared by copies: the options never change and the memo only grows with answers
+        that stay true."""
+        return self
+
 
 _RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
 _SUIT_OF = tuple(c // C.NUM_RANKS for c in range(C.NUM_CARDS)) + (C.NUM_SUITS,)  # a joker is of no suit
