@@ -682,8 +682,15 @@ class _Commit:
         self, step: int, edges: DictEdges, good: dict[int, int], good_with_joker: dict[int, int]
     ) -> tuple[dict[int, int], dict[int, int]]:
         """The kept-ace sets from which each state before ``step`` finishes, edge by edge;
-        an edge into a finishing state offers its move at the step's identity."""
-        aces, records = self.aces, [0, 0]
+        an edge into a finishing state offers its move at the step's identity.
+
+        The vectors of an edge's source set that reach the target set: an ace-low step's
+        shift is undone on the target (it lands only on vectors whose suit count is not 0,
+        which the source, before its ace step, does not hold, so the intersection is exact).
+        A king step's filter needs no step back: its code is read from the runs of the state
+        the edge enters, so every edge into that state filters alike, and the target (a
+        subset of what reached the state) lies inside the filter already."""
+        records = [0, 0]
         sets: tuple[dict[int, int], dict[int, int]] = ({}, {})
         for which, targets in enumerate((good, good_with_joker)):
             if which and not targets:
@@ -692,7 +699,7 @@ class _Commit:
             for state, kept, nxt, transform, record in edges:
                 target = targets.get(nxt)
                 if target:
-                    back = aces.backward(kept, transform, target) if transform > 0 else kept & target
+                    back = kept & (target >> transform) if transform > 0 else kept & target
                     if back:
                         out[state] = out.get(state, 0) | back
                         records[which] |= record
@@ -771,15 +778,6 @@ class _AceSets:
         if transform < 0:
             return kept & self.filter(transform)
         return kept
-
-    def backward(self, kept: int, transform: int, target: int) -> int:
-        """The vectors of ``kept`` (before the edge) that reach ``target`` (after it). A
-        shift back can only land on vectors whose suit count is not 0, which ``kept``
-        (before its ace step) does not hold, so the intersection is exact. A filter needs
-        no step back: its code is read from the runs of the state the edge enters, so every
-        edge into that state has the same filter, and the target (a subset of what reached
-        the state) lies inside it already."""
-        return kept & (target >> transform) if transform > 0 else kept & target
 
     def words(self, sets: Sequence[int]) -> np.ndarray:
         """Sets as the rows of a uint64 array, 64 vectors a word (array layers)."""

@@ -221,7 +221,6 @@ def test_array_layers_keep_sets_held_only_in_a_later_word(monkeypatch):
     assert TS._Commit(problem).solve() == oracle_options(problem)
 
 
-
 @pytest.mark.parametrize("vector_from", [TS._VECTOR_FROM, 0])
 def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
     """The backward pass skips the king step's kept-ace filter: sound only while every
@@ -248,6 +247,7 @@ def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
                 assert transform == TS._filter_code(suit, short2, short2 + long), (seed, step)
                 codes[transform] += 1
     assert len(codes) >= 8 and sum(codes.values()) > 500
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 3100))
