@@ -19,7 +19,9 @@ class IllegalActionError(ValueError):
 
 def action_id(action: Any) -> int | None:
     """``action`` as an action id when it is an integer (numpy integers too), else None:
-    bools and floats are no action ids, even where they equal a legal one."""
+    bools and floats are no action ids, even where they equal a legal one. The engines' and
+    the env's step paths test ``type(action) is int`` first and call this only for the rest,
+    which saves a call on every step of the common case."""
     if isinstance(action, bool):
         return None
     try:
