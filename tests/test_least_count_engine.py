@@ -11,6 +11,7 @@ Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check many more 
 from __future__ import annotations
 
 import copy
+import hashlib
 import pickle
 import random
 from collections import Counter
@@ -224,28 +225,49 @@ def test_copies_and_pickles_of_a_state_leave_the_discard_memo_behind():
     assert restored.legal_actions() == state.legal_actions()
 
 
-def test_a_seed_deals_the_deck_of_the_stdlib_shuffle():
-    """The engine's own shuffle draws exactly what ``random.Random.shuffle`` draws, so a seed
-    deals what it always dealt (the dealer, then the deck, from the round's generator)."""
+def reference_keyed_order(items: list, key: str) -> list:
+    """``cards.keyed_order`` written out in plain Python: item i's word is bytes 8i..8i+7 of
+    SHAKE-128 of the key, read little-endian; items go in order of (word, i)."""
+    digest = hashlib.shake_128(key.encode()).digest(8 * len(items))
+    words = [int.from_bytes(digest[8 * i:8 * i + 8], "little") for i in range(len(items))]
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: (words[i], i))]
+
+
+def test_keyed_order_is_the_documented_sort_and_fixed_across_versions():
     rng = random.Random(3)
-    for length in [0, 1, 2, 52, 53, 104, 108] + [rng.randrange(120) for _ in range(50)]:
-        seed = rng.randrange(1 << 40)
-        mine, stdlib = list(range(length)), list(range(length))
-        L._shuffle(random.Random(seed), mine)
-        random.Random(seed).shuffle(stdlib)
-        assert mine == stdlib, length
+    for length in [0, 1, 2, 52, 53, 104, 108] + [rng.randrange(120) for _ in range(30)]:
+        items = [rng.randrange(53) for _ in range(length)]
+        key = f"k:{rng.randrange(1 << 40)}"
+        assert C.keyed_order(items, key) == reference_keyed_order(items, key), length
+        assert sorted(C.keyed_order(items, key)) == sorted(items)
+    # A deal must never change under a seed: these are pinned.
+    assert C.keyed_order(list(range(10)), "least_count:0:0") == reference_keyed_order(list(range(10)), "least_count:0:0")
+    assert C.keyed_order(list(range(10)), "least_count:0:0") == [5, 4, 9, 7, 0, 8, 1, 6, 2, 3]
+
+
+def test_keyed_order_puts_every_order_equally_often():
+    """24,000 keys over the 24 orders of 4 items: each order about 1,000 times (a chi-square
+    of 23 degrees of freedom; 60 is far beyond its 99.99% point, 57.7... at 1e-4)."""
+    counts = Counter(tuple(C.keyed_order("abcd", f"u:{k}")) for k in range(24_000))
+    assert len(counts) == 24
+    chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
+    assert chi2 < 60, chi2
+
+
+def test_a_seed_deals_the_keyed_order_of_its_round():
     for players, seed in [(4, 0), (4, 17), (10, 5), (2, 99)]:
         config = LeastCountConfig(num_players=players)
-        generator = random.Random(f"least_count:{seed}:0")
-        dealer = generator.randrange(players)
-        deck = config.full_deck()
-        generator.shuffle(deck)
+        dealer = L.first_dealer(seed, players)
+        deck = reference_keyed_order(config.full_deck(), f"least_count:{seed}:0")
         state = LeastCountState(config, seed)
         seats = [(dealer + k) % players for k in range(1, players + 1)]
         dealt = players * config.hand_size
         assert state.dealer == dealer
         assert state.hands == [sorted(deck[seats.index(q):dealt:players]) for q in range(players)]
         assert state.open_set == [deck[dealt]] and state.stock == deck[dealt + 1:][::-1]
+    assert len({L.first_dealer(seed, 4) for seed in range(40)}) == 4
+    # The deck does not depend on the dealer: a given dealer gets the seed's deck.
+    assert LeastCountState(LeastCountConfig(), 7, dealer=2).stock == LeastCountState(LeastCountConfig(), 7).stock
 
 
 def test_action_names():

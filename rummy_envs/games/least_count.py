@@ -12,8 +12,8 @@ subset of the sorted hand: action ``DISCARD + subset - 1`` for a bitmask ``subse
 positions. When a hand holds two copies of an id, only the subset taking the first copy is
 offered, so every legal discard has exactly one action.
 
-Dealing is internal: round ``k`` is shuffled by ``random.Random`` seeded from ``(seed, k)``,
-so the seed plus the action history replays a game exactly.
+Dealing is internal: round ``k``'s deck is put in the order ``cards.keyed_order`` gives the
+key ``(seed, k)``, so the seed plus the action history replays a game exactly.
 """
 
 from __future__ import annotations
@@ -479,24 +479,17 @@ class LeastCountView:
 # The state
 
 
-def _shuffle(rng: random.Random, items: list) -> None:
-    """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does (Fisher-Yates from the
-    end, each index drawn with ``getrandbits`` of its bit length, redrawn when too large), in
-    half its time: the stdlib makes a method call per card."""
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        bound = i + 1
-        bits = bound.bit_length()
-        j = getrandbits(bits)
-        while j >= bound:
-            j = getrandbits(bits)
-        items[i], items[j] = items[j], items[i]
+def deal_order(config: LeastCountConfig, seed: int, round_index: int) -> list[int]:
+    """The deck of round ``round_index`` (from 0) of the game ``seed``, the first card dealt
+    first: ``config.deck_order`` in the order of ``cards.keyed_order`` with the key
+    ``"least_count:<seed>:<round_index>"``."""
+    return C.keyed_order(config.deck_order, f"{GAME}:{seed}:{round_index}")
 
 
-def round_random(seed: int, round_index: int) -> random.Random:
-    """The generator of round ``round_index``: it draws the first dealer (round 0 only) and
-    shuffles the round's deck."""
-    return random.Random(f"{GAME}:{seed}:{round_index}")
+def first_dealer(seed: int, num_players: int) -> int:
+    """The dealer of round 0 drawn from the game seed: ``cards.keyed_word`` of
+    ``"least_count-dealer:<seed>"`` modulo the number of players."""
+    return C.keyed_word(f"{GAME}-dealer:{seed}") % num_players
 
 
 def score_round(config: LeastCountConfig, declarer: int, players: list[int],
@@ -544,22 +537,20 @@ class LeastCountState:
         self.out_round = [0] * self.n  # the round after which each seat was eliminated; 0 = active
         self.winners: list[int] = []
         self.truncated = False
-        rng = round_random(self.seed, 0)
-        drawn_dealer = rng.randrange(self.n)  # drawn even when a dealer is given, so the deck is the same
-        dealer = drawn_dealer if dealer is None else dealer
+        if dealer is None:
+            dealer = first_dealer(self.seed, self.n)
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < self.n:
             raise ValueError(f"dealer must be a seat 0..{self.n - 1}, got {dealer!r}")
         self.initial_deck = None if deck is None else C.check_deck(deck, cfg.full_deck())
         self.first_dealer = dealer
-        self._deal(dealer, self.initial_deck, rng)
+        self._deal(dealer, self.initial_deck)
 
     # -- dealing and turns -----------------------------------------------------------------
-    def _deal(self, dealer: int, deck: list[int] | None, rng: random.Random) -> None:
+    def _deal(self, dealer: int, deck: list[int] | None) -> None:
+        """Deal the round ``round_index`` from ``deck`` (the first card dealt first), or from the
+        seed's ``deal_order`` when it is None."""
         cfg = self.config
-        order = deck
-        if order is None:
-            order = list(cfg.deck_order)
-            _shuffle(rng, order)
+        order = deal_order(cfg, self.seed, self.round_index) if deck is None else deck
         seats = [(dealer + k) % self.n for k in range(1, self.n + 1)]
         seats = [q for q in seats if not self.out_round[q]]  # dealt from the dealer's left
         self.dealer = dealer
@@ -712,8 +703,7 @@ class LeastCountState:
 
     def _reshuffle(self) -> None:
         """The dead pile, shuffled from the seed, becomes the closed deck."""
-        cards = list(self.dead)
-        _shuffle(random.Random(f"{GAME}-reshuffle:{self.seed}:{self.round_index}:{self.reshuffles}"), cards)
+        cards = C.keyed_order(self.dead, f"{GAME}-reshuffle:{self.seed}:{self.round_index}:{self.reshuffles}")
         self.reshuffles += 1
         self.dead = []
         self.stock = cards[::-1]
@@ -757,7 +747,7 @@ class LeastCountState:
             self._finish(truncated=True, winners=[])
         else:
             self.round_index += 1
-            self._deal(self.next_active(self.dealer), None, round_random(self.seed, self.round_index))
+            self._deal(self.next_active(self.dealer), None)
 
     def _eliminate(self, players: list[int]) -> list[int]:
         """Mark the seats whose total is past the threshold; if that is everybody, the lowest
@@ -902,7 +892,7 @@ class LeastCountState:
         if round_index:
             state.round_index = round_index
             if len(state.active_seats()) > 1 and not state.out_round[dealer]:
-                state._deal(dealer, None, round_random(state.seed, round_index))
+                state._deal(dealer, None)
         state.first_dealer = fields.integer("first_dealer", dealer, 0, n - 1)
         state._read_fields(fields)
         state._check_rules()
