@@ -32,7 +32,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from rummy_envs import IllegalActionError
 from rummy_envs import cards as C
-from rummy_envs.envs.base import INFO_KEYS, rank_rewards
+from rummy_envs.envs.base import INFO_KEYS, episode_seed, rank_rewards
 from rummy_envs.state_dicts import FORMAT_VERSION, VERSION_KEY
 
 ENV_ONLY_OPTIONS = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "observe_opponent_hand"}
@@ -669,6 +669,28 @@ def unseeded_reset_continues(spec: GameSpec) -> None:
     assert deals1 == deals2
     hands = [json.dumps(d["hands"]) for d in deals1]
     assert len(set(hands)) == len(hands), "unseeded resets repeat the deal"
+
+
+def episode_seeds(spec: GameSpec) -> None:
+    """Reset k after ``reset(seed=s)`` deals the game seed ``episode_seed(s, k)``; a bad seed
+    raises and changes nothing; ``np_random`` is a generator fixed by the episode's game."""
+    env = spec.make_env()
+    env.reset(seed=5)
+    raw = env.unwrapped
+    assert raw.game.seed == episode_seed(5, 0)
+    first = raw.np_random.integers(1 << 30, size=4).tolist()
+    for k in (1, 2):
+        env.reset()
+        assert raw.game.seed == episode_seed(5, k)
+    before = raw.game.to_dict()
+    for bad in (-1, 1.5, True, "5"):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            env.reset(seed=bad)
+        assert raw.game.to_dict() == before
+    env.reset(seed=np.int64(5))
+    assert raw.game.seed == episode_seed(5, 0)
+    assert raw.np_random.integers(1 << 30, size=4).tolist() == first
+    assert len({episode_seed(s, k) for s in range(100) for k in range(100)}) == 10_000
 
 
 def different_seeds_different_deals(spec: GameSpec) -> None:

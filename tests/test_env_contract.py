@@ -144,6 +144,11 @@ def test_unseeded_reset_continues_deterministically(spec):
 
 
 @pytest.mark.parametrize("spec", params(SPECS))
+def test_episode_seeds(spec):
+    contract.episode_seeds(spec)
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
 def test_different_seeds_different_deals(spec):
     contract.different_seeds_different_deals(spec)
 

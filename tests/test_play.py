@@ -274,7 +274,9 @@ def test_the_default_opponent_is_the_best_registered(monkeypatch, known, chosen)
 # -- hidden cards ----------------------------------------------------------------------------------
 def test_the_screen_never_shows_the_opponents_hidden_cards(envs):
     seen = {"a secret knock card": 0, "the opponent's melds or layoffs against my knock": 0}
-    for seed in range(8):
+    for seed in range(40):  # until both situations have come up
+        if all(seen.values()):
+            break
         envs.clear()
         human = seed % 2
 
