@@ -250,6 +250,19 @@ class DiscardRules:
         return min(self.sequence_lengths[0], FLUSH_SIZE)
 
     @cached_property
+    def rows_without_sequence(self) -> tuple[bool, ...]:
+        """For each 13-bit rank row: True when no sequence of an allowed length fits in it
+        (the ace high or low, no wrap), so distinct ranks in it form no set but singles."""
+        shortest = min(self.sequence_lengths)
+        out = []
+        for row in range(1 << C.NUM_RANKS):
+            window = row | (row & 1) << C.NUM_RANKS  # the ace also above the king
+            for _ in range(shortest - 1):
+                window &= window >> 1
+            out.append(not window)
+        return tuple(out)
+
+    @cached_property
     def sets_by_shape(self) -> dict[tuple[int, ...], tuple[int, ...]]:
         """``_sets_of_ranks`` of each sorted rank list, filled in as hands come up."""
         return {}
@@ -268,6 +281,7 @@ class DiscardRules:
 _RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
 _SUIT_OF = tuple(c // C.NUM_RANKS for c in range(C.NUM_CARDS)) + (C.NUM_SUITS,)  # a joker is of no suit
 _ROW_BIT = tuple(1 << rank for rank in range(C.NUM_RANKS)) + (0,)  # by rank; a joker is in no rank row
+_CARD_ROW_BIT = tuple(_ROW_BIT[rank] for rank in _RANK_OF)  # the same by card id
 _POSITION_BITS = tuple(tuple(1 << i for i in range(MAX_HAND) if mask >> i & 1) for mask in range(1 << MAX_HAND))
 _ALL_POSITIONS = (1 << MAX_HAND) - 1
 _POSITION_FLAGS = tuple(tuple(bool(mask >> i & 1) for i in range(MAX_HAND)) for mask in range(1 << MAX_HAND))
@@ -290,6 +304,15 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     size = len(hand)
     if size == 1:
         return [1]
+    row = sum(map(_CARD_ROW_BIT.__getitem__, hand))  # the rank row when the ranks are distinct
+    if row.bit_count() == size and rules.rows_without_sequence[row]:
+        # Distinct ranks (a repeated rank or a joker leaves fewer bits) and no sequence: only
+        # singles, unless five of a suit make a flush (of a sorted hand's ends 4 apart).
+        for k in range(size - FLUSH_SIZE + 1):
+            if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
+                break
+        else:
+            return list(_SINGLES[size])
     if rules.sequence_same_suit or len(set(hand)) < size:
         return _legal_discards_by_suit_or_copies(hand, rules)
     ranks = list(map(_RANK_OF.__getitem__, hand))
