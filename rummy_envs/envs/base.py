@@ -115,6 +115,7 @@ class RummyEnv(AECEnv, ABC):
         self.np_random_seed = secrets.randbits(64)  # the stream of an env never seeded
         self._episode = 0  # resets since the last seeded one
         self._np_random: np.random.Generator | None = None
+        self._zeros = read_only_array([0] * num_players)  # the infos' arrays while all zero
 
     # -- to be supplied by each game -----------------------------------------------------------
     @abstractmethod
@@ -202,9 +203,8 @@ class RummyEnv(AECEnv, ABC):
         and they share its arrays, which are read-only so no agent can change another's."""
         game = self.game
         results = game.hand_results
-        points = np.array(results[-1].points if results else [0] * len(self.possible_agents), np.float32)
-        scores = np.array(self._scores, np.float32)
-        points.flags.writeable = scores.flags.writeable = False
+        points = read_only_array(results[-1].points) if results else self._zeros
+        scores = read_only_array(self._scores) if any(self._scores) else self._zeros
         hands_finished, truncated = len(results), bool(game.truncated)
         for p in seats:
             self.infos[self.possible_agents[p]] = {
@@ -242,11 +242,14 @@ class RummyEnv(AECEnv, ABC):
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
                 raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
             self.np_random_seed, self._episode = int(seed), 0
-        options = dict(options) if options else {}
-        unknown = options.keys() - {"deck", "dealer", "state"}
-        if unknown:  # PettingZoo's api_test passes arbitrary keys, so these warn, not fail
-            warnings.warn(f"ignoring unknown reset option(s): {', '.join(sorted(unknown))}; known: deck, dealer, state",
-                          stacklevel=2)
+        if options:
+            options = dict(options)
+            unknown = options.keys() - {"deck", "dealer", "state"}
+            if unknown:  # PettingZoo's api_test passes arbitrary keys, so these warn, not fail
+                warnings.warn(f"ignoring unknown reset option(s): {', '.join(sorted(unknown))}; known: deck, "
+                              "dealer, state", stacklevel=2)
+        else:
+            options = {}
         game_seed = episode_seed(self.np_random_seed, self._episode)
         self.game = self._new_state(game_seed, options)
         self._episode += 1
@@ -268,7 +271,8 @@ class RummyEnv(AECEnv, ABC):
         mover = self.game.current_player
         self.agent_selection = self.possible_agents[mover] if mover >= 0 else self.agents[0]
         self._after_move()
-        self._accumulate_rewards()  # non-zero only for a state dict that is already over
+        if self._rewards_set:  # only a state dict that is already over pays at reset
+            self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -411,6 +415,13 @@ def episode_seed(seed: int, episode: int) -> int:
     bits of ``cards.keyed_word("<seed>:<episode>")``, so neighbouring seeds and episodes deal
     unrelated games. Cheap (0.5 us), where seeding a numpy generator on every reset cost 8 us."""
     return keyed_word(f"{seed}:{episode}") >> 2
+
+
+def read_only_array(values: list[float]) -> np.ndarray:
+    """``values`` as a float32 array that cannot be written (shared by several infos)."""
+    array = np.array(values, np.float32)
+    array.flags.writeable = False
+    return array
 
 
 def bits_to_array(bits: int, size: int) -> np.ndarray:

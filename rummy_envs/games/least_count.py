@@ -638,7 +638,8 @@ class LeastCountState:
             discards = legal_discards(self.hands[p], self.rules)  # DISCARD - 1 + subset is the subset
             return [DECLARE, *discards] if self.may_declare(p) else discards
         if self.phase == _PICK:
-            out = list(map(_PICK_OPEN_ACTION.__getitem__, sorted(set(self.open_set))))
+            opens = self.open_set  # sorted; with copies an id may be there twice
+            out = list(map(_PICK_OPEN_ACTION.__getitem__, opens if len(opens) < 2 else sorted(set(opens))))
             if self.stock or self.dead:
                 out.append(PICK_CLOSED)
             return out
