@@ -25,8 +25,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, reduce
 from itertools import combinations, compress, product
+from operator import or_
 from typing import Any, ClassVar
 
 from rummy_envs import cards as C
@@ -304,15 +305,9 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     size = len(hand)
     if size == 1:
         return [1]
-    row = sum(map(_CARD_ROW_BIT.__getitem__, hand))  # the rank row when the ranks are distinct
-    if row.bit_count() == size and rules.rows_without_sequence[row]:
-        # Distinct ranks (a repeated rank or a joker leaves fewer bits) and no sequence: only
-        # singles, unless five of a suit make a flush (of a sorted hand's ends 4 apart).
-        for k in range(size - FLUSH_SIZE + 1):
-            if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
-                break
-        else:
-            return list(_SINGLES[size])
+    fast = _singles_and_one_pair(hand, rules)
+    if fast is not None:
+        return fast
     if rules.sequence_same_suit or len(set(hand)) < size:
         return _legal_discards_by_suit_or_copies(hand, rules)
     ranks = list(map(_RANK_OF.__getitem__, hand))
@@ -334,6 +329,33 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
             return sorted(flushes)
     out.sort()
     return out
+
+
+def _singles_and_one_pair(hand: list[int], rules: DiscardRules) -> list[int] | None:
+    """The legal discards of a hand whose ranks leave no room for a sequence and repeat at most
+    one rank, once (three hands in four at a turn's start in random play): its singles and
+    that pair. None for any other hand, and for five of a suit (a flush)."""
+    size = len(hand)
+    bits = list(map(_CARD_ROW_BIT.__getitem__, hand))
+    row = reduce(or_, bits)
+    distinct = row.bit_count()
+    if distinct < size - 1 or not rules.rows_without_sequence[row]:
+        return None
+    # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
+    for k in range(size - FLUSH_SIZE + 1):
+        if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
+            return None
+    singles = _SINGLES[size]
+    if distinct == size:
+        return list(singles)
+    extra = sum(bits) - row  # the bit of the rank held twice; 0 when a joker took the place
+    if not extra:
+        return None
+    i = bits.index(extra)
+    j = bits.index(extra, i + 1)
+    if hand[i] == hand[j]:  # two copies of one id: only the first is offered alone
+        return None
+    return [*singles[:j + 1], 1 << i | 1 << j, *singles[j + 1:]]
 
 
 _POSITION_MAPS: dict[tuple[int, ...], tuple[int, ...]] = {}
