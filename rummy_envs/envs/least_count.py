@@ -160,13 +160,14 @@ class LeastCountEnv(RummyEnv):
             obs[offset + len(cards)] = 1.0
         for offset in compress(turn_done, g.turn_done):
             obs[offset] = 1.0
-        for offset in compress(eliminated, g.out_round):
-            obs[offset] = 1.0
+        if any(g.out_round):
+            for offset in compress(eliminated, g.out_round):
+                obs[offset] = 1.0
         hand_offset, open_offset, pending_offset, dead_offset = self._pile_offsets
         hand = g.hands[player]
-        for slot_offset, card in zip(self._slot_offsets, hand):
-            obs[slot_offset + card] = 1.0
         if self._copies:  # two decks or jokers: a pile may hold an id twice
+            for slot_offset, card in zip(self._slot_offsets, hand):
+                obs[slot_offset + card] = 1.0
             for card in hand:
                 obs[hand_offset + card] += 1.0
             for card in g.open_set:
@@ -180,7 +181,8 @@ class LeastCountEnv(RummyEnv):
                     for card in cards:
                         obs[offset + card] += 1.0
         else:  # one of each id: ones, which are cheaper to write than sums
-            for card in hand:
+            for slot_offset, card in zip(self._slot_offsets, hand):
+                obs[slot_offset + card] = 1.0
                 obs[hand_offset + card] = 1.0
             for card in g.open_set:
                 obs[open_offset + card] = 1.0
