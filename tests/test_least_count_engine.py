@@ -215,7 +215,7 @@ def test_copies_and_pickles_of_a_state_leave_the_discard_memo_behind():
     state = LeastCountState(LeastCountConfig(), seed=2)
     rng = random.Random(2)
     for _ in range(400):
-        hand = sorted(rng.sample(range(52), 5))
+        hand = sorted(rng.sample(range(52), 7))  # seven cards: two pairs and threes, which take the memo
         L.legal_discards(hand, state.rules)
     assert len(state.rules.sets_by_shape) > 100
     assert copy.deepcopy(state).rules is state.rules

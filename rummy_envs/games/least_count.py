@@ -299,15 +299,17 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     ``sequence_same_suit``) or a flush of 5 different cards of one suit. Printed jokers group
     only with each other and fit no sequence or flush. Of copies of an id the first is used.
 
-    Without copies and with sequences of any suits, which cards go together depends only on
-    the hand's ranks: the sets of each multiset of ranks (its *shape*) are found once, over
-    the ranks sorted, and carried to the hand's positions by the sorting permutation."""
+    Most hands repeat at most one rank: their sets come straight from the ranks' bits. For
+    the others without copies and with sequences of any suits, which cards go together
+    depends only on the hand's ranks: the sets of each multiset of ranks (its *shape*) are
+    found once, over the ranks sorted, and carried to the hand's positions by the sorting
+    permutation."""
     size = len(hand)
     if size == 1:
         return [1]
-    fast = _singles_and_one_pair(hand, rules)
-    if fast is not None:
-        return fast
+    by_bits = _legal_discards_by_rank_bits(hand, rules)
+    if by_bits is not None:
+        return by_bits
     if rules.sequence_same_suit or len(set(hand)) < size:
         return _legal_discards_by_suit_or_copies(hand, rules)
     ranks = list(map(_RANK_OF.__getitem__, hand))
@@ -331,23 +333,33 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     return out
 
 
-def _singles_and_one_pair(hand: list[int], rules: DiscardRules) -> list[int] | None:
-    """The legal discards of a hand whose ranks leave no room for a sequence and repeat at most
-    one rank, once (three hands in four at a turn's start in random play): its singles and
-    that pair. None for any other hand, and for five of a suit (a flush)."""
+def _legal_discards_by_rank_bits(hand: list[int], rules: DiscardRules) -> list[int] | None:
+    """The legal discards of a hand of distinct ranks but at most one rank held twice (nine
+    hands in ten at a turn's start in random play): its singles, that pair and the
+    sequences its rank row holds, read from the ranks' bits. None for any other hand, for
+    suited sequences and for five of a suit (a flush)."""
     size = len(hand)
     bits = list(map(_CARD_ROW_BIT.__getitem__, hand))
     row = reduce(or_, bits)
     distinct = row.bit_count()
-    if distinct < size - 1 or not rules.rows_without_sequence[row]:
+    if distinct < size - 1:
         return None
     # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
     for k in range(size - FLUSH_SIZE + 1):
         if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
             return None
     singles = _SINGLES[size]
+    if rules.rows_without_sequence[row]:
+        windows: tuple[tuple[int, ...], ...] = ()
+    elif rules.sequence_same_suit:
+        return None
+    else:
+        windows = _sequence_windows(row, rules.sequence_lengths)
     if distinct == size:
-        return list(singles)
+        if not windows:
+            return list(singles)
+        where = dict(zip(bits, singles))  # rank bit -> the position bit of its card
+        return sorted([*singles, *(sum(map(where.__getitem__, window)) for window in windows)])
     extra = sum(bits) - row  # the bit of the rank held twice; 0 when a joker took the place
     if not extra:
         return None
@@ -355,7 +367,23 @@ def _singles_and_one_pair(hand: list[int], rules: DiscardRules) -> list[int] | N
     j = bits.index(extra, i + 1)
     if hand[i] == hand[j]:  # two copies of one id: only the first is offered alone
         return None
-    return [*singles[:j + 1], 1 << i | 1 << j, *singles[j + 1:]]
+    out = [*singles[:j + 1], 1 << i | 1 << j, *singles[j + 1:]]
+    if not windows:
+        return out
+    where = dict(zip(bits, singles))  # the pair's rank -> its second card
+    for window in windows:
+        subset = sum(map(where.__getitem__, window))
+        out.append(subset)
+        if extra in window:  # the same sequence with the pair's first card
+            out.append(subset ^ (1 << i | 1 << j))
+    out.sort()
+    return out
+
+
+@lru_cache(maxsize=None)
+def _sequence_windows(row: int, lengths: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The rank bits of every sequence of an allowed length inside the 13-bit rank row."""
+    return tuple(tuple(_ROW_BIT[rank] for rank in run) for run in _runs_in_row(row, lengths))
 
 
 _POSITION_MAPS: dict[tuple[int, ...], tuple[int, ...]] = {}
