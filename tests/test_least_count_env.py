@@ -482,9 +482,9 @@ def test_copies_of_an_env_encode_their_own_states():
 
 def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkeypatch):
     """The encoder keeps each seat's last observation and updates it after the seat's own
-    discard; every observation, of the mover and of other seats, equals the one a copy of
-    the env encodes from nothing (one or two decks, jokers, matches with eliminations, the
-    dead pile reshuffled)."""
+    discard or game-ending declaration; every observation, of the mover and of other seats,
+    equals the one a copy of the env encodes from nothing (one or two decks, jokers, matches
+    with eliminations, the dead pile reshuffled)."""
     def afresh(raw, agent):
         twin = copy.deepcopy(raw)
         twin._encoded = [None] * len(raw.possible_agents)
@@ -492,7 +492,7 @@ def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkey
 
     paths: Counter = Counter()
     watched = [None]
-    for name in ("_encode_all", "_encode_own_discard"):
+    for name in ("_encode_all", "_encode_own_discard", "_encode_own_declaration"):
         def counted(self, *args, _name=name, _encode=getattr(LeastCountEnv, name)):
             paths[_name] += self is watched[0]
             return _encode(self, *args)
@@ -522,7 +522,9 @@ def test_an_observation_updated_after_a_discard_equals_one_encoded_afresh(monkey
                     legal = legal[legal != L.DECLARE]
                 reshuffles = max(reshuffles, raw.game.reshuffles)
                 env.step(None if term or trunc else int(rng.choice(legal)))
+        declared = paths.pop("_encode_own_declaration", 0)
         assert min(paths.values()) >= 6 and len(paths) == 2, (options, paths)  # both ways, in every game
+        assert declared >= 2 or options["num_players"] == 2, (options, declared)  # the 2-player games time out
     assert reshuffles > 0
 
 

@@ -13,7 +13,7 @@ from rummy_envs.games import least_count as L
 
 IDS = L.NUM_IDS
 _PHASES = len(L.Phase)
-_TURN_START, _PICK = L.Phase.TURN_START, L.Phase.PICK
+_TURN_START, _PICK, _GAME_OVER = L.Phase.TURN_START, L.Phase.PICK, L.Phase.GAME_OVER
 
 
 class LeastCountEnv(RummyEnv):
@@ -56,6 +56,7 @@ class LeastCountEnv(RummyEnv):
         self._slot_bytes = slice(4 * off["hand_slots"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))
         self._known_bytes = slice(4 * off["known"], 4 * (off["known"] + IDS))
         self._zero_bytes = bytes(4 * self.observation_size)
+        self._zero_slots, self._zero_known = bytes(4 * L.MAX_HAND * IDS), bytes(4 * IDS)
         self._copies = cfg.max_copies > 1  # two decks or jokers: a pile may hold an id twice
         # Each seat's observation as last encoded, and the game and number of moves it shows.
         self._buffers = [np.zeros(self.observation_size, np.float32) for _ in range(n)]
@@ -106,15 +107,18 @@ class LeastCountEnv(RummyEnv):
     def _encode(self, player: int) -> np.ndarray:
         """A copy of ``player``'s buffer brought up to date. Only the moves since the buffer was
         last encoded matter: none, or just the player's own discard (half of all the
-        observations of a game: the discard touches a few segments), cost little; anything
-        else encodes the whole buffer again."""
+        observations of a game: the discard touches a few segments) or own declaration that
+        ended the game, cost little; anything else encodes the whole buffer again."""
         g = self.game
         played = len(g.history)
         encoded = self._encoded[player]
         if encoded is None or encoded[0] is not g or encoded[1] != played:
-            if (encoded is not None and encoded[0] is g and encoded[1] == played - 1 and g.phase is _PICK
-                    and g.current_player == player):
+            if encoded is None or encoded[0] is not g or encoded[1] != played - 1:
+                self._encode_all(player)
+            elif g.phase is _PICK and g.current_player == player:
                 self._encode_own_discard(player)
+            elif g.phase is _GAME_OVER and g.history[-1] == L.DECLARE and g.hand_results[-1].declarer == player:
+                self._encode_own_declaration(player)
             else:
                 self._encode_all(player)
             self._encoded[player] = (g, played)
@@ -137,12 +141,28 @@ class LeastCountEnv(RummyEnv):
             obs[hand_offset + card] -= 1.0
             obs[pending_offset + card] += 1.0
         raw = self._byte_views[player]
-        raw[self._slot_bytes] = self._zero_bytes[self._slot_bytes]
+        raw[self._slot_bytes] = self._zero_slots
         for slot_offset, card in zip(self._slot_offsets, hand):
             obs[slot_offset + card] = 1.0
-        raw[self._known_bytes] = self._zero_bytes[self._known_bytes]
+        raw[self._known_bytes] = self._zero_known
         for card in g.known[player]:
             obs[self._known_offset + card] += 1.0
+
+    def _encode_own_declaration(self, player: int) -> None:
+        """Update ``player``'s buffer, encoded at the start of its turn, after it declared and
+        that ended the game: the phase, the seat to move (none), the totals and the
+        eliminations change; the cards stay where they were."""
+        g = self.game
+        obs = self._float_views[player]
+        obs[self._phase_offset + _TURN_START] = 0.0
+        obs[self._phase_offset + _GAME_OVER] = 1.0
+        _, _, eliminated, _, to_move, _ = self._seat_offsets[player]
+        obs[to_move[player]] = 0.0
+        totals, limit = g.totals, self._limit
+        for index, q in self._total_slots[player]:
+            obs[index] = totals[q] / limit
+        for offset, out in zip(eliminated, g.out_round):
+            obs[offset] = 1.0 if out else 0.0
 
     def _encode_all(self, player: int) -> None:
         """Encode ``player``'s whole buffer from the game."""

@@ -744,7 +744,7 @@ class LeastCountState:
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
         as_int = action if type(action) is int else action_id(action)
-        if as_int not in self.legal_actions():
+        if as_int not in (self._legal or self.legal_actions()):
             raise IllegalActionError(
                 action, action_to_str(as_int) if as_int is not None else repr(action),
                 f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
