@@ -180,15 +180,25 @@ def keyed_word(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
 
 
+def keyed_permutation(size: int, key: str) -> list[int]:
+    """The indexes ``0..size-1`` in the random order that ``key`` fixes: sorted by 64-bit
+    little-endian words of SHAKE-128 of ``key`` (UTF-8), one word per index, equal words
+    keeping their order. Every order is equally likely; it is the same on every platform and
+    version, and costs a third of seeding a Mersenne Twister and shuffling with it (numpy
+    sorts the words)."""
+    words = np.frombuffer(hashlib.shake_128(key.encode()).digest(8 * size), _WORD)
+    return words.argsort(kind="stable").tolist()
+
+
 def keyed_order(items: Sequence, key: str) -> list:
-    """``items`` in the random order that ``key`` fixes: sorted by 64-bit little-endian words
-    of SHAKE-128 of ``key`` (UTF-8), one word per item, equal words keeping their order.
-    Every order is equally likely; it is the same on every platform and version, and costs
-    a third of seeding a Mersenne Twister and shuffling with it (numpy sorts the words)."""
+    """``items`` in the order of ``keyed_permutation(len(items), key)``: item i goes where
+    index i goes."""
     if len(items) < 2:
         return list(items)
-    words = np.frombuffer(hashlib.shake_128(key.encode()).digest(8 * len(items)), "<u8")
-    return list(itemgetter(*words.argsort(kind="stable").tolist())(items))
+    return list(itemgetter(*keyed_permutation(len(items), key))(items))
+
+
+_WORD = np.dtype("<u8")
 
 
 def daily_key(game: str, date: str, salt: str, label: str | int) -> str:

@@ -555,8 +555,11 @@ class LeastCountView:
 def deal_order(config: LeastCountConfig, seed: int, round_index: int) -> list[int]:
     """The deck of round ``round_index`` (from 0) of the game ``seed``, the first card dealt
     first: ``config.deck_order`` in the order of ``cards.keyed_order`` with the key
-    ``"least_count:<seed>:<round_index>"``."""
-    return C.keyed_order(config.deck_order, f"{GAME}:{seed}:{round_index}")
+    ``"least_count:<seed>:<round_index>"``. One deck without jokers is the permutation itself."""
+    key = f"{GAME}:{seed}:{round_index}"
+    if len(config.deck_order) == C.NUM_CARDS:  # one deck, no jokers: ids 0..51 in order
+        return C.keyed_permutation(C.NUM_CARDS, key)
+    return C.keyed_order(config.deck_order, key)
 
 
 def first_dealer(seed: int, num_players: int) -> int:
