@@ -52,11 +52,10 @@ class LeastCountEnv(RummyEnv):
         self._deck_size, self._max_turns, self._limit = cfg.deck_size, cfg.max_turns_per_round, cfg.elimination_score
         self._total_slots = [tuple(zip(range(off["totals"], off["totals"] + n), seats)) for seats in self._seats]
         self._known_offset = off["known"]  # my own known cards come first
-        # Byte ranges of a buffer (4 bytes a float) that a discard clears: my hand's slots and my known cards.
+        # The bytes of a buffer (4 a float) that a discard clears, my hand's slots, and zeros for them.
         self._slot_bytes = slice(4 * off["hand_slots"], 4 * (off["hand_slots"] + L.MAX_HAND * IDS))
-        self._known_bytes = slice(4 * off["known"], 4 * (off["known"] + IDS))
+        self._zero_slots = bytes(4 * L.MAX_HAND * IDS)
         self._zero_bytes = bytes(4 * self.observation_size)
-        self._zero_slots, self._zero_known = bytes(4 * L.MAX_HAND * IDS), bytes(4 * IDS)
         self._copies = cfg.max_copies > 1  # two decks or jokers: a pile may hold an id twice
         # Each seat's observation as last encoded, and the game and number of moves it shows.
         self._buffers = [np.zeros(self.observation_size, np.float32) for _ in range(n)]
@@ -137,16 +136,15 @@ class LeastCountEnv(RummyEnv):
         obs[my_size + len(hand) + len(pending)] = 0.0
         obs[my_size + len(hand)] = 1.0
         hand_offset, _, pending_offset, _ = self._pile_offsets
+        known_offset = self._known_offset  # my own known cards come first
         for card in pending:
             obs[hand_offset + card] -= 1.0
             obs[pending_offset + card] += 1.0
-        raw = self._byte_views[player]
-        raw[self._slot_bytes] = self._zero_slots
+            if obs[known_offset + card]:  # one copy of a known card played is known no more
+                obs[known_offset + card] -= 1.0
+        self._byte_views[player][self._slot_bytes] = self._zero_slots
         for slot_offset, card in zip(self._slot_offsets, hand):
             obs[slot_offset + card] = 1.0
-        raw[self._known_bytes] = self._zero_known
-        for card in g.known[player]:
-            obs[self._known_offset + card] += 1.0
 
     def _encode_own_declaration(self, player: int) -> None:
         """Update ``player``'s buffer, encoded at the start of its turn, after it declared and
