@@ -615,7 +615,7 @@ class LeastCountState:
         self.truncated = False
         if dealer is None:
             dealer = first_dealer(self.seed, self.n)
-        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < self.n:
+        elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < self.n:
             raise ValueError(f"dealer must be a seat 0..{self.n - 1}, got {dealer!r}")
         self.initial_deck = None if deck is None else C.check_deck(deck, cfg.full_deck())
         self.first_dealer = dealer
@@ -803,7 +803,8 @@ class LeastCountState:
         eliminate, and deal the next round or end the episode."""
         cfg = self.config
         players = self.active_seats()
-        counts = [self.count(q) if q in players else 0 for q in range(self.n)]
+        values = self.values
+        counts = [0 if out else sum(map(values.__getitem__, hand)) for hand, out in zip(self.hands, self.out_round)]
         kind, points = score_round(cfg, declarer, players, counts)
         self.totals = [t + x for t, x in zip(self.totals, points)]
         eliminated = self._eliminate(players) if cfg.episode == "match" else []
