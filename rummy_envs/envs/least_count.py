@@ -244,7 +244,8 @@ class LeastCountEnv(RummyEnv):
     # -- engine glue ---------------------------------------------------------------------------
     def _seats_out(self) -> set[int]:
         """Seats eliminated from the match."""
-        return {q for q, out in enumerate(self.game.out_round) if out}
+        out_round = self.game.out_round
+        return {q for q, out in enumerate(out_round) if out} if any(out_round) else set()
 
     def action_to_str(self, action: int) -> str:
         return L.action_to_str(action)

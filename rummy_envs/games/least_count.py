@@ -795,8 +795,13 @@ class LeastCountState:
         self.turns += 1
         if self.turns >= self.config.max_turns_per_round:
             self._showdown(-1)
-        else:
-            self._begin_turn(self.next_active(p))
+            return
+        # next_active and _begin_turn written out: this runs every turn.
+        n, out_round = self.n, self.out_round
+        following = (p + 1) % n
+        while out_round[following]:  # the next seat still in the match (p itself is)
+            following = (following + 1) % n
+        self.current_player, self.phase, self._legal = following, _TURN_START, None
 
     def _showdown(self, declarer: int) -> None:
         """Score the round (a declaration by ``declarer``, or the timeout when it is -1),
