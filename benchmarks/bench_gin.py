@@ -303,13 +303,15 @@ RUMMY500_PROFILE_PARTS = (
 )
 LEAST_COUNT_PROFILE_PARTS = (
     ("mask (legal actions)", ("games/least_count.py", ("_compute_legal", "legal_actions", "legal_discards",
+                                                       "_legal_discards_by_rank_bits", "_sequence_windows",
                                                        "_legal_discards_by_suit_or_copies", "_sets_of_ranks",
                                                        "_position_map", "_add_sets", "_add_runs", "_add_sequences",
                                                        "_add_flush", "_runs_in_row", "may_declare"))),
     ("engine apply, deal and showdown", ("games/least_count.py", None)),
     ("observation encoding", ("envs/least_count.py", None)),
-    ("bits to floats", ("envs/base.py", ("bits_to_array",))),
-    ("reset seeding and deck shuffles", (("random.py", "seeding.py", "bit_generator.pyx"), None)),
+    ("game seeds and keyed shuffles", (("cards.py", "envs/base.py"), ("keyed_permutation", "keyed_order",
+                                                                      "keyed_word", "episode_seed"))),
+    ("the benchmark's random choice of action", ("random.py", None)),
 )
 
 
