@@ -282,6 +282,8 @@ class DiscardRules:
 _RANK_OF = tuple(c % C.NUM_RANKS for c in range(C.NUM_CARDS)) + (JOKER_RANK,)
 _SUIT_OF = tuple(c // C.NUM_RANKS for c in range(C.NUM_CARDS)) + (C.NUM_SUITS,)  # a joker is of no suit
 _ROW_BIT = tuple(1 << rank for rank in range(C.NUM_RANKS)) + (0,)  # by rank; a joker is in no rank row
+# _SEATS_FROM[n][dealer]: the n seats clockwise from the dealer's left, the dealer last.
+_SEATS_FROM = [[tuple((dealer + k) % n for k in range(1, n + 1)) for dealer in range(n)] for n in range(11)]
 _CARD_ROW_BIT = tuple(_ROW_BIT[rank] for rank in _RANK_OF)  # the same by card id
 _POSITION_BITS = tuple(tuple(1 << i for i in range(MAX_HAND) if mask >> i & 1) for mask in range(1 << MAX_HAND))
 _ALL_POSITIONS = (1 << MAX_HAND) - 1
@@ -627,17 +629,21 @@ class LeastCountState:
         seed's ``deal_order`` when it is None."""
         cfg = self.config
         order = deal_order(cfg, self.seed, self.round_index) if deck is None else deck
-        seats = [(dealer + k) % self.n for k in range(1, self.n + 1)]
-        seats = [q for q in seats if not self.out_round[q]]  # dealt from the dealer's left
+        n, out_round = self.n, self.out_round
+        seats = [q for q in _SEATS_FROM[n][dealer] if not out_round[q]]  # dealt from the dealer's left
         self.dealer = dealer
-        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        self.hands: list[list[int]] = [[] for _ in range(n)]
         dealt = len(seats) * cfg.hand_size
         for k, q in enumerate(seats):  # one card at a time around the table
             self.hands[q] = sorted(order[k:dealt:len(seats)])
-        rest = order[dealt:]
-        self.cut_card = rest.pop(0) if cfg.cut_joker else -1
-        self.open_set: list[int] = [rest.pop(0)] if cfg.initial_open_card else []
-        self.stock = rest[::-1]  # pop() draws the top card
+        turned = dealt  # the next card turned up: the cut card, then the open card
+        self.cut_card = -1
+        if cfg.cut_joker:
+            self.cut_card, turned = order[turned], turned + 1
+        self.open_set: list[int] = []
+        if cfg.initial_open_card:
+            self.open_set, turned = [order[turned]], turned + 1
+        self.stock = order[turned:][::-1]  # pop() draws the top card
         self.dead: list[int] = []
         self.pending: list[int] = []  # the mover's discard until it picks
         self.known: list[list[int]] = [[] for _ in range(self.n)]
@@ -789,8 +795,7 @@ class LeastCountState:
         """The old open set dies, the mover's discard opens, and the next player moves (or the
         round times out)."""
         self.dead += self.open_set
-        self.open_set = sorted(self.pending)
-        self.pending = []
+        self.open_set, self.pending = self.pending, []  # a discard is sorted, as the hand it left
         self.turn_done[p] = True
         self.turns += 1
         if self.turns >= self.config.max_turns_per_round:
@@ -1000,7 +1005,7 @@ class LeastCountState:
         if (cut >= 0) != cfg.cut_joker:
             raise f.error("cut_card", "a cut card is given exactly when the option cut_joker is true")
         self.hands = [sorted(h) for h in hands]
-        self.stock, self.open_set, self.pending, self.dead = stock[::-1], sorted(open_set), pending, dead
+        self.stock, self.open_set, self.pending, self.dead = stock[::-1], sorted(open_set), sorted(pending), dead
         self.cut_card = cut
         self.values = card_values(None if cut < 0 else cut)
         self.phase = Phase[f.choice("phase", [p.name for p in Phase], self.phase.name)]
