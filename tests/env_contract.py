@@ -20,6 +20,7 @@ import dataclasses
 import json
 import random
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -692,6 +693,16 @@ def episode_seeds(spec: GameSpec) -> None:
     assert raw.game.seed == episode_seed(5, 0)
     assert raw.np_random.integers(1 << 30, size=4).tolist() == first
     assert len({episode_seed(s, k) for s in range(100) for k in range(100)}) == 10_000
+
+
+def unknown_reset_options_warn(spec: GameSpec) -> None:
+    """Reset options other than deck, dealer and state warn, naming them; the known ones do not."""
+    env = spec.make_env()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=1, options={"deck": spec.deck_strings({}), "dealer": 0})
+    with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\): colour; known: deck, dealer, state"):
+        env.reset(seed=1, options={"colour": "red"})
 
 
 def different_seeds_different_deals(spec: GameSpec) -> None:

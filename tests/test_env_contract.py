@@ -149,6 +149,11 @@ def test_episode_seeds(spec):
 
 
 @pytest.mark.parametrize("spec", params(SPECS))
+def test_unknown_reset_options_warn(spec):
+    contract.unknown_reset_options_warn(spec)
+
+
+@pytest.mark.parametrize("spec", params(SPECS))
 def test_different_seeds_different_deals(spec):
     contract.different_seeds_different_deals(spec)
 
