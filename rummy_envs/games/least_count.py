@@ -813,8 +813,7 @@ class LeastCountState:
         eliminate, and deal the next round or end the episode."""
         cfg = self.config
         players = self.active_seats()
-        values = self.values
-        counts = [0 if out else sum(map(values.__getitem__, hand)) for hand, out in zip(self.hands, self.out_round)]
+        counts = [0 if out else self.count(q) for q, out in enumerate(self.out_round)]
         kind, points = score_round(cfg, declarer, players, counts)
         self.totals = [t + x for t, x in zip(self.totals, points)]
         eliminated = self._eliminate(players) if cfg.episode == "match" else []
