@@ -156,9 +156,7 @@ class LeastCountEnv(RummyEnv):
         obs[self._phase_offset + _GAME_OVER] = 1.0
         _, _, eliminated, _, to_move, _ = self._seat_offsets[player]
         obs[to_move[player]] = 0.0
-        totals, limit = g.totals, self._limit
-        for index, q in self._total_slots[player]:
-            obs[index] = totals[q] / limit
+        self._encode_totals(player, obs)
         for offset, out in zip(eliminated, g.out_round):
             obs[offset] = 1.0 if out else 0.0
 
@@ -213,11 +211,15 @@ class LeastCountEnv(RummyEnv):
                     for card in cards:
                         obs[offset + card] = 1.0
         if any(g.totals):
-            totals, limit = g.totals, self._limit
-            for index, q in self._total_slots[player]:
-                obs[index] = totals[q] / limit
+            self._encode_totals(player, obs)
         obs[self._stock_index] = len(g.stock) / self._deck_size
         obs[self._turns_index] = g.turns / self._max_turns
+
+    def _encode_totals(self, player: int, obs: memoryview) -> None:
+        """Write each seat's match total / elimination_score, seats relative to ``player``."""
+        totals, limit = self.game.totals, self._limit
+        for index, q in self._total_slots[player]:
+            obs[index] = totals[q] / limit
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
         """After player 0's observation: every seat's hand (53 counts each, absolute seats),

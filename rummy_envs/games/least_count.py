@@ -325,14 +325,21 @@ def legal_discards(hand: list[int], rules: DiscardRules) -> list[int]:
     if to_hand is None:
         to_hand = _POSITION_MAPS[order] = _position_map(order)
     out = list(map(to_hand.__getitem__, subsets))
-    # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
-    for k in range(size - FLUSH_SIZE + 1):
-        if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
-            flushes: set[int] = set(out)
-            _add_flush(hand, range(size), flushes)
-            return sorted(flushes)
+    if _five_of_a_suit(hand):
+        flushes: set[int] = set(out)
+        _add_flush(hand, range(size), flushes)
+        return sorted(flushes)
     out.sort()
     return out
+
+
+def _five_of_a_suit(hand: list[int]) -> bool:
+    """Whether sorted distinct cards hold five of one suit: sorted cards hold each suit's
+    together, so five of a suit show as two cards 4 places apart."""
+    for k in range(len(hand) - FLUSH_SIZE + 1):
+        if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
+            return True
+    return False
 
 
 def _legal_discards_by_rank_bits(hand: list[int], rules: DiscardRules) -> list[int] | None:
@@ -346,10 +353,8 @@ def _legal_discards_by_rank_bits(hand: list[int], rules: DiscardRules) -> list[i
     distinct = row.bit_count()
     if distinct < size - 1:
         return None
-    # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
-    for k in range(size - FLUSH_SIZE + 1):
-        if _SUIT_OF[hand[k]] == _SUIT_OF[hand[k + FLUSH_SIZE - 1]]:
-            return None
+    if _five_of_a_suit(hand):
+        return None
     singles = _SINGLES[size]
     if rules.rows_without_sequence[row]:
         windows: tuple[tuple[int, ...], ...] = ()
@@ -358,27 +363,26 @@ def _legal_discards_by_rank_bits(hand: list[int], rules: DiscardRules) -> list[i
     else:
         windows = _sequence_windows(row, rules.sequence_lengths)
     if distinct == size:
-        if not windows:
-            return list(singles)
-        where = dict(zip(bits, singles))  # rank bit -> the position bit of its card
-        return sorted([*singles, *(sum(map(where.__getitem__, window)) for window in windows)])
-    extra = sum(bits) - row  # the bit of the rank held twice; 0 when a joker took the place
-    if not extra:
-        return None
-    i = bits.index(extra)
-    j = bits.index(extra, i + 1)
-    if hand[i] == hand[j]:  # two copies of one id: only the first is offered alone
-        return None
-    out = [*singles[:j + 1], 1 << i | 1 << j, *singles[j + 1:]]
-    if not windows:
-        return out
-    where = dict(zip(bits, singles))  # the pair's rank -> its second card
-    for window in windows:
-        subset = sum(map(where.__getitem__, window))
-        out.append(subset)
-        if extra in window:  # the same sequence with the pair's first card
-            out.append(subset ^ (1 << i | 1 << j))
-    out.sort()
+        extra = pair = 0
+        out = list(singles)
+    else:
+        extra = sum(bits) - row  # the bit of the rank held twice; 0 when a joker took the place
+        if not extra:
+            return None
+        i = bits.index(extra)
+        j = bits.index(extra, i + 1)
+        if hand[i] == hand[j]:  # two copies of one id: only the first is offered alone
+            return None
+        pair = 1 << i | 1 << j
+        out = [*singles[:j + 1], pair, *singles[j + 1:]]
+    if windows:
+        where = dict(zip(bits, singles))  # rank bit -> the position bit of its (last) card
+        for window in windows:
+            subset = sum(map(where.__getitem__, window))
+            out.append(subset)
+            if extra in window:  # the same sequence with the pair's first card
+                out.append(subset ^ pair)
+        out.sort()
     return out
 
 
@@ -453,11 +457,8 @@ def _add_runs(hand: list[int], ranks: list[int], copies: int, rules: DiscardRule
     the positions of further copies."""
     lengths = rules.sequence_lengths
     naturals = [i for i, card in enumerate(hand) if card != JOKER and not copies >> i & 1]
-    for k in range(len(naturals) - FLUSH_SIZE + 1):
-        # A sorted hand holds each suit's cards together: 5 of a suit show as two 4 places apart.
-        if _SUIT_OF[hand[naturals[k]]] == _SUIT_OF[hand[naturals[k + FLUSH_SIZE - 1]]]:
-            _add_flush(hand, naturals, out)
-            break
+    if _five_of_a_suit([hand[i] for i in naturals]):
+        _add_flush(hand, naturals, out)
     suits = {_SUIT_OF[hand[i]] for i in naturals} if rules.sequence_same_suit else {None}
     for suit in suits:
         group = [i for i in naturals if suit is None or _SUIT_OF[hand[i]] == suit]
@@ -660,11 +661,13 @@ class LeastCountState:
 
     def next_active(self, seat: int) -> int:
         """The next seat clockwise after ``seat`` still in the match."""
-        for k in range(1, self.n + 1):
-            q = (seat + k) % self.n
-            if not self.out_round[q]:
-                return q
-        raise ValueError("no seat is still in the match")
+        n, out_round = self.n, self.out_round
+        q = (seat + 1) % n
+        while out_round[q]:
+            if q == seat:
+                raise ValueError("no seat is still in the match")
+            q = (q + 1) % n
+        return q
 
     # -- queries ---------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -801,12 +804,7 @@ class LeastCountState:
         if self.turns >= self.config.max_turns_per_round:
             self._showdown(-1)
             return
-        # next_active and _begin_turn written out: this runs every turn.
-        n, out_round = self.n, self.out_round
-        following = (p + 1) % n
-        while out_round[following]:  # the next seat still in the match (p itself is)
-            following = (following + 1) % n
-        self.current_player, self.phase, self._legal = following, _TURN_START, None
+        self._begin_turn(self.next_active(p))
 
     def _showdown(self, declarer: int) -> None:
         """Score the round (a declaration by ``declarer``, or the timeout when it is -1),
