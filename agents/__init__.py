@@ -1,17 +1,17 @@
 """Agents that play any rummy-envs game through its observation, mask and player view."""
 
-from agents import gin, least_count, manipulation, rummy500
+from agents import gin_rummy, least_count, manipulation_rummy, rummy500
 from agents.base import Agent, RandomAgent, make_agent, register, registered_agents
 from agents.ppo import NumpyPolicy, PPOAgent, load_policy
 
-register("novice", gin.GIN_GAMES, gin.GinNoviceAgent)
-register("heuristic", gin.GIN_GAMES, gin.GinHeuristicAgent)
+register("novice", gin_rummy.GIN_GAMES, gin_rummy.GinNoviceAgent)
+register("heuristic", gin_rummy.GIN_GAMES, gin_rummy.GinHeuristicAgent)
 register("novice", "rummy500", rummy500.Rummy500NoviceAgent)
 register("heuristic", "rummy500", rummy500.Rummy500HeuristicAgent)
 register("novice", "least_count", least_count.LeastCountNoviceAgent)
 register("heuristic", "least_count", least_count.LeastCountHeuristicAgent)
-register("novice", "manipulation_rummy", manipulation.ManipulationNoviceAgent)
-register("heuristic", "manipulation_rummy", manipulation.ManipulationHeuristicAgent)
+register("novice", "manipulation_rummy", manipulation_rummy.ManipulationNoviceAgent)
+register("heuristic", "manipulation_rummy", manipulation_rummy.ManipulationHeuristicAgent)
 
 __all__ = ["Agent", "NumpyPolicy", "PPOAgent", "RandomAgent", "load_policy", "make_agent", "register",
            "registered_agents"]

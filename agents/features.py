@@ -26,7 +26,7 @@ from rummy_envs import melds as M
 from rummy_envs.envs.base import Segment, make_layout
 from rummy_envs.games import least_count as L
 from rummy_envs.games import rummy500 as R
-from rummy_envs.games.gin import HAND_SIZE, GinView
+from rummy_envs.games.gin_rummy import HAND_SIZE, GinView
 
 N = C.NUM_CARDS
 DEADWOOD_SCALE = 100.0  # no gin hand has 100 points of deadwood

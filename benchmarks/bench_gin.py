@@ -16,7 +16,7 @@ Measurements (each runs for a fixed time budget after a short warm-up, timed wit
    players (one-round episodes, and 4-player matches) run in the same interleaved group, so
    their ratios to gin's figure are measured under the same load.
 2. Minimum deadwood of 10-card hands, in calls per second, on two fixed hand sets (random
-   hands and meld-rich hands): ours (``rummy_envs.games.gin.deadwood``, uncached and cached),
+   hands and meld-rich hands): ours (``rummy_envs.games.gin_rummy.deadwood``, uncached and cached),
    RLCard (``get_best_meld_clusters`` + ``get_deadwood_count``), OpenSpiel
    (``GinRummyUtils.min_deadwood``). All three must agree on every hand before timing.
 3. Rummy 500: the cost of the exact mask of the micro-actions (the engine's legal actions,
@@ -399,7 +399,7 @@ def meld_rich_hands(n: int, rng: random.Random) -> list[tuple[int, ...]]:
 
 def ours_deadwood_fn() -> tuple[Callable[[list[int]], int], Callable[[], None]]:
     from rummy_envs import melds
-    from rummy_envs.games.gin import deadwood
+    from rummy_envs.games.gin_rummy import deadwood
 
     return deadwood, melds.max_cover.cache_clear
 

@@ -14,7 +14,7 @@ work on a shared machine does not inflate them; ratios with ``time.perf_counter`
    at those positions, each solved afresh (the per-problem cache cleared; the small
    transition memo tables stay warm, as they do in play): mean, median, 95th percentile
    and worst, by table size.
-3. The DP against the integer program of ``tests/table_oracle.py`` (``scipy.optimize.milp``)
+3. The DP against the integer program of ``tests/manipulation_rummy_table_oracle.py`` (``scipy.optimize.milp``)
    on the same positions: table legality (``is_legal``), and the full mask (one integer
    program per possible move) on a sample; both must agree before anything is timed.
 4. Memory held by the solver's memo tables after solving every position from empty memo
@@ -37,7 +37,7 @@ import tracemalloc
 from pathlib import Path
 
 from benchmarks.sections import write_section
-from rummy_envs import table_solver as TS
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.games import manipulation_rummy as M
 
 BEGIN, END = "<!-- bench_manipulation:begin -->", "<!-- bench_manipulation:end -->"
@@ -92,7 +92,7 @@ def time_masks(problems: list[TS.CommitProblem]) -> list[float]:
 
 def time_legality(problems: list[TS.CommitProblem]) -> tuple[float, float]:
     """Mean seconds of ``is_legal`` by the DP (cache cleared) and by the integer program."""
-    from tests.table_oracle import oracle_is_legal
+    from tests.manipulation_rummy_table_oracle import oracle_is_legal
 
     tables = [p.table for p in problems]
     for table, problem in zip(tables, problems):
@@ -111,7 +111,7 @@ def time_legality(problems: list[TS.CommitProblem]) -> tuple[float, float]:
 
 def time_oracle_masks(problems: list[TS.CommitProblem]) -> tuple[float, float]:
     """Mean seconds of a full mask by the DP and by the integer-program oracle (agreeing)."""
-    from tests.table_oracle import oracle_options
+    from tests.manipulation_rummy_table_oracle import oracle_options
 
     start = time.perf_counter()
     expected = [oracle_options(p) for p in problems]

@@ -12,9 +12,9 @@ each is equivalent.
 Run from the repository root::
 
     python -m benchmarks.mutation --sample 60 --seed 1 --out /tmp/mutation.jsonl   # the default test run
-    python -m benchmarks.mutation --modules gin --per-module 10 --tests tests/test_gin_rules.py
+    python -m benchmarks.mutation --modules gin --per-module 10 --tests tests/test_gin_rummy_rules.py
     python -m benchmarks.mutation --list --modules melds                            # the candidates, nothing run
-    python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --tests tests/test_gin_mutants.py  # its survivors again
+    python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --tests tests/test_gin_rummy_mutants.py  # its survivors again
     python -m benchmarks.mutation --sample 70 --seed 1 --list --save /tmp/sample.jsonl                 # fix a sample ...
     python -m benchmarks.mutation --mutants /tmp/sample.jsonl --only gin,melds --resume --out /tmp/m.jsonl  # ... run it in parts
 
@@ -68,30 +68,30 @@ class Target:
     first_tests: tuple[str, ...]
 
 
-_GIN_TESTS = ("tests/test_gin_mutants.py", "tests/test_gin_rules.py", "tests/test_gin_solvers.py",
-              "tests/test_gin_env.py")
+_GIN_TESTS = ("tests/test_gin_rummy_mutants.py", "tests/test_gin_rummy_rules.py", "tests/test_gin_rummy_solvers.py",
+              "tests/test_gin_rummy_env.py")
 TARGETS: dict[str, Target] = {
-    "melds": Target("rummy_envs/melds.py", ("tests/test_gin_solvers.py", "tests/test_gin_mutants.py")),
-    "gin": Target("rummy_envs/games/gin.py", _GIN_TESTS),
-    "hollywood": Target("rummy_envs/games/hollywood.py", ("tests/test_hollywood.py", "tests/test_hollywood_env.py")),
-    "base": Target("rummy_envs/envs/base.py", ("tests/test_gin_mutants.py", "tests/test_env_contract.py",
+    "melds": Target("rummy_envs/melds.py", ("tests/test_gin_rummy_solvers.py", "tests/test_gin_rummy_mutants.py")),
+    "gin": Target("rummy_envs/games/gin_rummy/engine.py", _GIN_TESTS),
+    "hollywood": Target("rummy_envs/games/hollywood_gin/engine.py", ("tests/test_hollywood_gin_rules.py", "tests/test_hollywood_gin_env.py")),
+    "base": Target("rummy_envs/envs/base.py", ("tests/test_gin_rummy_mutants.py", "tests/test_env_contract.py",
                                                "tests/test_least_count_env.py")),
-    "gin_env": Target("rummy_envs/envs/gin_rummy.py", ("tests/test_gin_mutants.py", "tests/test_gin_env.py")),
-    "hollywood_env": Target("rummy_envs/envs/hollywood_gin.py", ("tests/test_hollywood_env.py",)),
-    "rummy500": Target("rummy_envs/games/rummy500.py", ("tests/test_rummy500_mutants.py", "tests/test_rummy500_rules.py",
+    "gin_env": Target("rummy_envs/envs/gin_rummy.py", ("tests/test_gin_rummy_mutants.py", "tests/test_gin_rummy_env.py")),
+    "hollywood_env": Target("rummy_envs/envs/hollywood_gin.py", ("tests/test_hollywood_gin_env.py",)),
+    "rummy500": Target("rummy_envs/games/rummy500/engine.py", ("tests/test_rummy500_mutants.py", "tests/test_rummy500_rules.py",
                                                         "tests/test_rummy500_engine.py")),
     "rummy500_env": Target("rummy_envs/envs/rummy500.py", ("tests/test_rummy500_mutants.py",
                                                            "tests/test_rummy500_env.py")),
-    "least_count": Target("rummy_envs/games/least_count.py", ("tests/test_least_count_mutants.py",
+    "least_count": Target("rummy_envs/games/least_count/engine.py", ("tests/test_least_count_mutants.py",
                                                                "tests/test_least_count_rules.py",
                                                                "tests/test_least_count_engine.py")),
     "least_count_env": Target("rummy_envs/envs/least_count.py", ("tests/test_least_count_mutants.py",
                                                                  "tests/test_least_count_env.py")),
-    "manipulation": Target("rummy_envs/games/manipulation_rummy.py", ("tests/test_manipulation_rules.py",
-                                                                       "tests/test_manipulation_env.py")),
-    "table_solver": Target("rummy_envs/table_solver.py", ("tests/test_table_solver.py",
-                                                          "tests/test_manipulation_rules.py")),
-    "manipulation_env": Target("rummy_envs/envs/manipulation_rummy.py", ("tests/test_manipulation_env.py",)),
+    "manipulation": Target("rummy_envs/games/manipulation_rummy/engine.py", ("tests/test_manipulation_rummy_rules.py",
+                                                                       "tests/test_manipulation_rummy_env.py")),
+    "table_solver": Target("rummy_envs/games/manipulation_rummy/table_solver.py", ("tests/test_manipulation_rummy_table_solver.py",
+                                                          "tests/test_manipulation_rummy_rules.py")),
+    "manipulation_env": Target("rummy_envs/envs/manipulation_rummy.py", ("tests/test_manipulation_rummy_env.py",)),
 }
 
 # Functions outside the "rules" scope: state-dict and option reading/validation, text rendering.

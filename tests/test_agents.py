@@ -37,7 +37,7 @@ OPTION_SETS = {
         {"episode": "match", "target_score": 150, "max_hands": 3},
     ],
     # Two players: three-player random seats hoard two-deck hands, whose masks are the solver's
-    # slowest (tests/test_manipulation_agents.py plays the three-player game).
+    # slowest (tests/test_manipulation_rummy_agents.py plays the three-player game).
     "manipulation_rummy": [
         {"num_players": 2},
         {"num_players": 2, "episode": "match", "target_score": 60, "knock_timing": "start_of_turn"},

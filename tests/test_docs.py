@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rummy_envs import gin_rummy_v0, least_count_v0, rummy500_v0
-from rummy_envs.games import gin as G
+from rummy_envs.games import gin_rummy as G
 from rummy_envs.games import least_count as L
 from rummy_envs.games import rummy500 as R
 
@@ -151,7 +151,7 @@ HOLLYWOOD_DOC = DOCS / "hollywood_gin.md"
 
 def test_hollywood_tables_match_the_code():
     from rummy_envs import hollywood_gin_v0
-    from rummy_envs.games.hollywood import HollywoodConfig
+    from rummy_envs.games.hollywood_gin import HollywoodConfig
 
     tables = {tuple(h[:2]): rows for h, rows in markdown_tables(HOLLYWOOD_DOC.read_text())}
     layout = hollywood_gin_v0.raw_env().observation_layout()
@@ -367,7 +367,7 @@ def test_state_dict_table_matches_to_dict(doc):
 
 
 def test_hollywood_state_dict_table_matches_the_sheet():
-    from rummy_envs.games.hollywood import HollywoodConfig, HollywoodState
+    from rummy_envs.games.hollywood_gin import HollywoodConfig, HollywoodState
 
     dicts = sample_dicts(HollywoodState, [HollywoodConfig(episode="match", target_score=30, max_hands_per_match=4)])
     assert [ticked(r[0]) for r in table(["key", "type", "meaning"])] == list(dicts[0])  # gin's table holds

@@ -15,10 +15,10 @@ import env_contract as contract
 import rummy_envs
 from rummy_envs import IllegalActionError
 from env_contract import GameSpec, params
-from test_gin_env import GIN
-from test_hollywood_env import HOLLYWOOD
+from test_gin_rummy_env import GIN
+from test_hollywood_gin_env import HOLLYWOOD
 from test_least_count_env import SPECS as LEAST_COUNT_SPECS
-from test_manipulation_env import SPECS as MANIPULATION_SPECS
+from test_manipulation_rummy_env import SPECS as MANIPULATION_SPECS
 from test_rummy500_env import SPECS as RUMMY500_SPECS
 
 SPECS: list[GameSpec] = [GIN, HOLLYWOOD, *RUMMY500_SPECS, *MANIPULATION_SPECS, *LEAST_COUNT_SPECS]

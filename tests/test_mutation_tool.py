@@ -68,12 +68,12 @@ def test_samples_are_seeded_and_cover_the_modules(tmp_path):
 def test_the_module_tests_run_first_and_the_default_run_only_for_survivors():
     target = MT.TARGETS["gin"]
     own = MT.own_tests(target, [])
-    assert own and all(Path(MT.REPO / t).exists() for t in own) and own[0] == "tests/test_gin_mutants.py"
+    assert own and all(Path(MT.REPO / t).exists() for t in own) and own[0] == "tests/test_gin_rummy_mutants.py"
     assert MT.stages(target, [], quick=False) == [own, own + ["tests"]]
     assert MT.stages(target, [], quick=True) == [own]
-    assert MT.stages(target, ["tests/test_gin_rules.py"], quick=False) == [["tests/test_gin_rules.py"]]
-    assert MT.stages(target, ["tests/test_gin_rules.py", "tests/test_docs.py"], quick=False) == [
-        ["tests/test_gin_rules.py"], ["tests/test_gin_rules.py", "tests/test_docs.py"]]
+    assert MT.stages(target, ["tests/test_gin_rummy_rules.py"], quick=False) == [["tests/test_gin_rummy_rules.py"]]
+    assert MT.stages(target, ["tests/test_gin_rummy_rules.py", "tests/test_docs.py"], quick=False) == [
+        ["tests/test_gin_rummy_rules.py"], ["tests/test_gin_rummy_rules.py", "tests/test_docs.py"]]
     command = MT.pytest_command(["tests/a.py"], ["tests/a.py::t"], True, "not slow")
     assert command[-6:] == ["tests/a.py", "-x", "-k", "not slow", "--deselect", "tests/a.py::t"]
 

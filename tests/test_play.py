@@ -12,7 +12,7 @@ import pytest
 
 from agents import RandomAgent
 from rummy_envs import cards as C
-from rummy_envs.games import gin as G
+from rummy_envs.games import gin_rummy as G
 from training import play
 
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b", re.IGNORECASE)

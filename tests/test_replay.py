@@ -108,7 +108,7 @@ def test_env_options_and_a_daily_deal_replay():
 
 
 def good_log() -> dict:
-    from rummy_envs.games import gin as G
+    from rummy_envs.games import gin_rummy as G
 
     return RP.game_log(G.GinState(G.GinConfig(), seed=1))
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import env_contract as contract
 from env_contract import GameSpec, params
 from rummy_envs import gin_rummy_v0
-from rummy_envs.games import gin as G
+from rummy_envs.games import gin_rummy as G
 from test_env_contract import SPECS
 
 FUZZ_PER_GAME = 300

@@ -259,7 +259,7 @@ def test_cli_trains_seeds_as_ray_tasks_on_a_local_ray(tmp_path, capsys):
 
 def test_gin_hand_features_match_the_rules_engine():
     from agents.features import GIN_HAND
-    from rummy_envs.games import gin as G
+    from rummy_envs.games import gin_rummy as G
 
     env = SingleAgentEnv("gin_rummy")
     rng = np.random.default_rng(3)

@@ -17,7 +17,7 @@ import agents
 import rummy_envs
 from agents import make_agent, registered_agents
 from rummy_envs import cards as C
-from rummy_envs.games.gin import deadwood
+from rummy_envs.games.gin_rummy import deadwood
 from rummy_envs.melds import max_cover
 from training.tournament import run
 

@@ -29,7 +29,7 @@ from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import Segment
 from rummy_envs.games import rummy500 as R5
-from rummy_envs.games.gin import GinView
+from rummy_envs.games.gin_rummy import GinView
 from rummy_envs.games.least_count import LeastCountView
 from rummy_envs.games.manipulation_rummy import ManipulationView
 from rummy_envs.games.rummy500 import Rummy500View

@@ -21,11 +21,11 @@ from typing import Any, TextIO
 
 import rummy_envs
 from agents import Agent, make_agent, registered_agents
-from agents.gin import remaining_mask
+from agents.gin_rummy import remaining_mask
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import INFO_KEYS
-from rummy_envs.games.gin import GinView
+from rummy_envs.games.gin_rummy import GinView
 
 PREFERRED_OPPONENTS = ("heuristic", "novice", "random")
 HELP_WORDS = ("help", "h", "?")

@@ -1,4 +1,4 @@
-"""gin_rummy_v0: the PettingZoo AEC environment over ``rummy_envs.games.gin``."""
+"""gin_rummy_v0: the PettingZoo AEC environment over ``rummy_envs.games.gin_rummy``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from rummy_envs import cards as C
 from rummy_envs.envs.base import RummyEnv, Segment, bits_to_array, make_layout
-from rummy_envs.games import gin as G
+from rummy_envs.games import gin_rummy as G
 from rummy_envs.options import check_bool
 
 N = C.NUM_CARDS

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs.envs.gin_rummy import GinRummyEnv
-from rummy_envs.games.hollywood import NUM_COLUMNS, HollywoodState
+from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodState
 
 _COLS = 2 * NUM_COLUMNS
 

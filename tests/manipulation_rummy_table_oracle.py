@@ -1,6 +1,6 @@
 """An independent oracle for the Manipulation Rummy table solver: integer programs.
 
-The same questions as ``rummy_envs.table_solver``, asked of ``scipy.optimize.milp``:
+The same questions as ``rummy_envs.games.manipulation_rummy.table_solver``, asked of ``scipy.optimize.milp``:
 every legal group and sequence is a variable counting how often it is on the table, and a
 table is legal when those counts add up to the table's identity counts exactly. For a
 commit, the cards that may still go down are variables too. Mask entries are answered the
@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from rummy_envs.table_solver import CommitOptions, CommitProblem
+from rummy_envs.games.manipulation_rummy.table_solver import CommitOptions, CommitProblem
 
 CARDS = 52
 

@@ -6,7 +6,7 @@ import pytest
 
 from rummy_envs import IllegalActionError, gin_rummy_v0
 from rummy_envs import cards as C
-from rummy_envs.games import gin as G
+from rummy_envs.games import gin_rummy as G
 
 ND, D = "player_0", "player_1"  # dealer=1 in every deck below, so player_0 is the non-dealer
 

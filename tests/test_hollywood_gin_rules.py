@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rummy_envs import hollywood_gin_v0
-from rummy_envs.games import gin as G
-from rummy_envs.games.hollywood import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
-from test_gin_rules import G3_DEFENDER, G3_KNOCKER, make_deck
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
+from test_gin_rummy_rules import G3_DEFENDER, G3_KNOCKER, make_deck
 
 A, B = 0, 1
 

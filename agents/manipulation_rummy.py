@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
-from rummy_envs import table_solver as TS
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.cards import NUM_RANKS
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationView, Phase

@@ -5,7 +5,7 @@ table rendered as a legal arrangement, rewards and infos over rounds and matches
 from a given deck, determinizations that respect what was seen of the player to move, and
 state().
 
-The rules scenarios (M1-M6, jokers, every option) are in test_manipulation_rules.py.
+The rules scenarios (M1-M6, jokers, every option) are in test_manipulation_rummy_rules.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from rummy_envs import cards as C
 from rummy_envs import manipulation_rummy_v0
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
-from test_manipulation_rules import A, B, assert_table_legal, is_meld, meldy, scenario
+from test_manipulation_rummy_rules import A, B, assert_table_legal, is_meld, meldy, scenario
 
 # Env configurations (rules + env options), run at every player count.
 ENV_OPTION_SETS = {

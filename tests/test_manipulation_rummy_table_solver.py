@@ -14,8 +14,8 @@ from dataclasses import replace
 import pytest
 
 from rummy_envs import cards as C
-from rummy_envs import table_solver as TS
-from tests.table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
+from rummy_envs.games.manipulation_rummy import table_solver as TS
+from tests.manipulation_rummy_table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
 
 ZERO = (0,) * 52
 

@@ -2,7 +2,7 @@
 
 Each check compares the engine and the encoder with something independent of them:
 - the knocker's ``auto_best`` choice and the defender's reply against the brute-force
-  oracle of tests/gin_oracle.py, over every arrangement of the knocker's hand;
+  oracle of tests/gin_rummy_oracle.py, over every arrangement of the knocker's hand;
 - the legal actions against a rules oracle written here from gin_rummy.md (the re-discard
   ban on knocks, every Oklahoma upcard rank, the 50th card with a pile of many cards, big
   gin on 11 cards, the explicit showdown's melds and layoffs);
@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from gin_oracle import (all_arrangements, can_lay_off, card_rank, card_suit, hand_value, is_meld,
+from gin_rummy_oracle import (all_arrangements, can_lay_off, card_rank, card_suit, hand_value, is_meld,
                         oracle_deadwood, oracle_defender_deadwood)
 from rummy_envs import cards as C
 from rummy_envs import gin_rummy_v0
-from rummy_envs.games import gin as G
-from rummy_envs.games.gin import GinConfig, GinState, Phase
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.gin_rummy import GinConfig, GinState, Phase
 
 SPADES = 3
 FULL_STOCK = 31

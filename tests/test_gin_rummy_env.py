@@ -24,8 +24,8 @@ from rummy_envs import gin_rummy_v0
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import rank_rewards
-from rummy_envs.games import gin as G
-from rummy_envs.games.gin import GinConfig, GinState, Phase
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.gin_rummy import GinConfig, GinState, Phase
 from env_contract import GameSpec, Watcher, leak_check, observed, play_env, play_out, shuffled_stock, snapshots
 
 slow = pytest.mark.slow

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent, registered_agents
-from agents.manipulation import (ManipulationHeuristicAgent, ManipulationNoviceAgent, commit_problem, identity_limit,
+from agents.manipulation_rummy import (ManipulationHeuristicAgent, ManipulationNoviceAgent, commit_problem, identity_limit,
                                  joker_exposure, out_chance, unseen_cards)
 from rummy_envs import cards as C
 from rummy_envs.games import manipulation_rummy as M
 from tests.test_agents import blind_check, play
-from tests.test_manipulation_rules import A, scenario
+from tests.test_manipulation_rummy_rules import A, scenario
 
 GAME = "manipulation_rummy"
 OPTION_SETS = [

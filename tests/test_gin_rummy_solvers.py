@@ -1,5 +1,5 @@
 """The gin solvers (deadwood, arrangements, knock discards, layoffs) agree with the
-brute-force oracle in ``tests/gin_oracle.py`` and with the spec's scenarios (G1-G4).
+brute-force oracle in ``tests/gin_rummy_oracle.py`` and with the spec's scenarios (G1-G4).
 
 Fast versions run in CI; the ``slow`` versions (``pytest -m slow``) try thousands of hands.
 """
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from rummy_envs.cards import format as format_cards
 from rummy_envs.cards import parse
-from rummy_envs.games.gin import best_arrangement, best_layoffs, deadwood, knock_discards
+from rummy_envs.games.gin_rummy import best_arrangement, best_layoffs, deadwood, knock_discards
 
-from gin_oracle import (
+from gin_rummy_oracle import (
     can_lay_off,
     hand_value,
     is_meld,

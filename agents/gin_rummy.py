@@ -17,8 +17,8 @@ import numpy as np
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
-from rummy_envs.games import gin as G
-from rummy_envs.games.gin import GinView, Phase
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.gin_rummy import GinView, Phase
 
 GIN_GAMES = ("gin_rummy", "hollywood_gin")
 

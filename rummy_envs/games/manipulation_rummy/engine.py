@@ -10,7 +10,7 @@ The table may be rearranged freely, so its legality depends only on the multiset
 identities on it: the natural cards, plus every joker at its declared identity. The engine
 holds the table as two lists of 52 counts, ``naturals`` and ``jokers_at`` (jokers are all
 card id 52 and interchangeable, so a joker is known by its identity alone), and asks the
-exact solver ``rummy_envs.table_solver`` which placements keep a legal ``COMMIT``
+exact solver ``rummy_envs.games.manipulation_rummy.table_solver`` which placements keep a legal ``COMMIT``
 reachable; the view, rendering and results show the table as one legal arrangement of it
 (``table_solver.arrange``).
 
@@ -42,7 +42,7 @@ from operator import add
 from typing import Any, ClassVar
 
 from rummy_envs import cards as C
-from rummy_envs import table_solver as TS
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.options import build, check_choice, check_int
 from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent
-from agents.gin import GinHeuristicAgent, GinNoviceAgent
+from agents.gin_rummy import GinHeuristicAgent, GinNoviceAgent
 from rummy_envs import cards as C
 from rummy_envs import gin_rummy_v0
-from rummy_envs.games import gin as G
-from rummy_envs.games.gin import GinState, GinView, Phase
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.gin_rummy import GinState, GinView, Phase
 
 
 def scenario(mine: str, theirs: str, pile: str, phase: str = "DRAW", stock_size: int | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rummy_envs.games.gin import NUM_PLAYERS, GinConfig, GinState, HandResult
+from rummy_envs.games.gin_rummy import NUM_PLAYERS, GinConfig, GinState, HandResult
 from rummy_envs.options import check_bool, check_choice
 from rummy_envs.state_dicts import Fields
 

@@ -7,8 +7,8 @@ deals), the rewards of closed columns, the observation's sheet segments, infos, 
 illegal actions deep in matches, state dicts holding a sheet, reset from a mid-match
 state and the rendered sheet.
 
-The card-level rules are the gin engine's and are tested in test_gin_env.py; the sheet's
-scenarios H1-H6 are in test_hollywood.py. Fast versions run in CI; the thousands-of-games
+The card-level rules are the gin engine's and are tested in test_gin_rummy_env.py; the sheet's
+scenarios H1-H6 are in test_hollywood_gin_rules.py. Fast versions run in CI; the thousands-of-games
 versions are marked ``slow`` (``pytest -m slow``).
 """
 
@@ -23,11 +23,11 @@ import pytest
 
 import env_contract as contract
 from rummy_envs import hollywood_gin_v0
-from rummy_envs.games import gin as G
-from rummy_envs.games.gin import Phase
-from rummy_envs.games.hollywood import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
+from rummy_envs.games import gin_rummy as G
+from rummy_envs.games.gin_rummy import Phase
+from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
 from env_contract import GameSpec, StepChecks, Watcher
-from test_gin_env import (
+from test_gin_rummy_env import (
     AGENTS,
     SHOWDOWN,
     check_hand_result,

@@ -1,0 +1,3 @@
+"""manipulation_rummy: the rules engine (its public names)."""
+
+from rummy_envs.games.manipulation_rummy.engine import *  # noqa: F401,F403
