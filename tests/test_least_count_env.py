@@ -26,6 +26,7 @@ from rummy_envs.envs.base import rank_rewards
 from rummy_envs.envs.least_count import LeastCountEnv
 from rummy_envs.games import least_count as L
 from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
+from observations import counts, decode
 
 # Env configurations (rules + env options), run at every player count.
 ENV_OPTION_SETS = {
@@ -396,15 +397,6 @@ def test_one_round_episode_ends_everyone_together_and_timeouts_truncate():
 # ---------------------------------------------------------------------------------------
 # The observation, segment by segment
 # ---------------------------------------------------------------------------------------
-
-
-def decode(raw, agent: str) -> dict[str, np.ndarray]:
-    obs = raw.observe(agent)["observation"]
-    return {name: obs[s.offset:s.offset + s.size] for name, s in raw.layout.items()}
-
-
-def counts(vector: np.ndarray) -> list[int]:
-    return np.repeat(np.arange(vector.size), np.rint(vector).astype(int)).tolist()
 
 
 def check_observation(raw, agent: str) -> None:

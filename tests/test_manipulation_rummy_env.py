@@ -24,6 +24,7 @@ from rummy_envs import manipulation_rummy_v0
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
 from test_manipulation_rummy_rules import A, B, assert_table_legal, is_meld, meldy, scenario
+from observations import counts, decode
 
 # Env configurations (rules + env options), run at every player count.
 ENV_OPTION_SETS = {
@@ -280,15 +281,6 @@ def run_episode(env, rng: random.Random, policy=meldy, before=None) -> dict[str,
 # ---------------------------------------------------------------------------------------
 # The observation, segment by segment
 # ---------------------------------------------------------------------------------------
-
-
-def decode(raw, agent: str) -> dict[str, np.ndarray]:
-    obs = raw.observe(agent)["observation"]
-    return {name: obs[s.offset:s.offset + s.size] for name, s in raw.layout.items()}
-
-
-def counts(vector: np.ndarray) -> list[int]:
-    return np.repeat(np.arange(vector.size), np.rint(vector).astype(int)).tolist()
 
 
 def check_observation(raw, agent: str) -> None:

@@ -25,6 +25,7 @@ from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
 import env_contract as contract
 from env_contract import GameSpec, Watcher
 from test_rummy500_rules import scenario
+from observations import counts, decode
 
 RANK_VALUES = (15, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 
@@ -274,15 +275,6 @@ def make_env(**options):
 # ---------------------------------------------------------------------------------------
 # The observation, segment by segment
 # ---------------------------------------------------------------------------------------
-
-
-def decode(raw, agent: str) -> dict[str, np.ndarray]:
-    obs = raw.observe(agent)["observation"]
-    return {name: obs[s.offset:s.offset + s.size] for name, s in raw.layout.items()}
-
-
-def counts(vector: np.ndarray) -> list[int]:
-    return np.repeat(np.arange(vector.size), np.rint(vector).astype(int)).tolist()
 
 
 def check_observation(raw, agent: str) -> None:

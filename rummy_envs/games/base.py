@@ -1,0 +1,137 @@
+"""The engine contract: what every game's state offers, typed once for everything built on
+the engines (the AEC envs, the agents, search, replays and the OpenSpiel bridge).
+
+Everything outside a game's own package uses only the names below, never a game's
+internals. ``tests/test_engine_contract.py`` checks each engine against this module by
+behaviour as well as by names.
+
+- ``GameState``: a position of one game. ``apply`` plays an action of the player to move
+  and raises ``IllegalActionError`` (naming the action, the player and the phase) leaving
+  the state exactly as it was; ``clone`` is an independent copy; ``to_dict`` /
+  ``from_dict`` write and read the versioned state dict (``rummy_envs.state_dicts``).
+- ``PlayerView``: exactly what one seat may see, seats relative to it (index 0 is the seat
+  itself), always with the game's rules options in ``rules``, which every player knows.
+- Sampling hidden information, for search: ``sample_determinization(player, rng)`` redeals
+  everything hidden from ``player`` in a copy of the true state; ``sample_from_view(view,
+  rng)`` builds such a state from the seat's view alone, which is all an agent is given.
+  Both draw from the same distribution (every arrangement of the unseen cards consistent
+  with what the seat has seen is equally likely).
+
+The set-up every engine shares lives here and in the modules it names: the seeded deck
+(``seeded_deck``), the state-dict header and option reading (``rummy_envs.state_dicts``:
+``read_header``, ``read_options``) and option checks (``rummy_envs.options``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+StateT = TypeVar("StateT", bound="GameState")
+
+
+@runtime_checkable
+class GameConfig(Protocol):
+    """A game's rules options: a frozen dataclass whose fields are the option names."""
+
+    game: str
+    num_players: int
+
+
+@runtime_checkable
+class PlayerView(Protocol):
+    """What one seat may see; every game's view has at least these fields."""
+
+    player: int
+    phase: Any  # the game's Phase (an IntEnum)
+    is_my_turn: bool
+    hand: tuple[int, ...]
+    legal_actions: tuple[int, ...]
+    rules: GameConfig
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """A position of one game, mutated only by ``apply``."""
+
+    config: GameConfig
+    seed: int
+    phase: Any  # the game's Phase (an IntEnum)
+    history: list[int]  # every action applied, in order
+    truncated: bool  # ended by a turn or hand cap rather than by the rules
+
+    @property
+    def current_player(self) -> int:
+        """The seat to move (meaningless once terminal)."""
+        ...
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the player to move (empty when terminal)."""
+        ...
+
+    def apply(self, action: int) -> None:
+        """Play ``action``; ``IllegalActionError`` leaves the state as it was."""
+        ...
+
+    def is_terminal(self) -> bool:
+        ...
+
+    def returns(self) -> list[float]:
+        """Each seat's payoff so far, zero-sum (final once terminal)."""
+        ...
+
+    def scores(self) -> list[int]:
+        """Each seat's game score so far, larger is better."""
+        ...
+
+    def standings(self) -> list[int]:
+        """What ranks the seats at the end (larger is better)."""
+        ...
+
+    def clone(self: StateT) -> StateT:
+        ...
+
+    def player_view(self, player: int) -> PlayerView:
+        ...
+
+    def sample_determinization(self: StateT, player: int, rng: random.Random) -> StateT:
+        """A copy with every card hidden from ``player`` redealt consistently with what it saw."""
+        ...
+
+    @classmethod
+    def sample_from_view(cls: type[StateT], view: Any, rng: random.Random) -> StateT:
+        """A full state consistent with ``view``, hidden cards dealt at random."""
+        ...
+
+    def action_to_str(self, action: int) -> str:
+        ...
+
+    def str_to_action(self, text: str) -> int:
+        """The action id of a name as ``action_to_str`` writes it (ValueError otherwise)."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        ...
+
+    @classmethod
+    def from_dict(cls: type[StateT], data: Any) -> StateT:
+        """The state a dict describes; ValueError naming the field for any other input."""
+        ...
+
+
+def seeded_deck(cards: Sequence[int], key: str) -> list[int]:
+    """``cards`` shuffled by a Mersenne Twister seeded with the string ``key`` (a game's
+    ``"<game>:<seed>:<hand>"``): the deal of the gin games, Rummy 500 and Manipulation Rummy."""
+    order = list(cards)
+    random.Random(key).shuffle(order)
+    return order
+
+
+def unseen_pool(everything: Sequence[int], seen: Sequence[int]) -> list[int]:
+    """The cards of ``everything`` (copies repeated) not among ``seen`` (one copy each):
+    what a seat cannot place, from which ``sample_from_view`` deals the hidden zones."""
+    left = list(everything)
+    for card in seen:
+        left.remove(card)
+    return left
