@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from agents.ppo import make_ppo_agent
+from rummy_envs.games.base import PlayerView
 
 
 @runtime_checkable
@@ -19,8 +20,9 @@ class Agent(Protocol):
     def reset(self) -> None:
         """Forget per-episode memory before a new episode."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Any) -> int:
-        """Return a legal action id (``action_mask[a] == 1``)."""
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: PlayerView) -> int:
+        """Return a legal action id (``action_mask[a] == 1``); ``view`` is what the seat may see
+        (its game's ``player_view``), never the engine state."""
 
 
 class RandomAgent:
@@ -35,7 +37,7 @@ class RandomAgent:
     def reset(self) -> None:
         """Nothing to forget between episodes."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Any = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: PlayerView | None = None) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("RandomAgent.act called with an empty action mask (not this player's turn?)")

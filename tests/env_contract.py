@@ -1,5 +1,5 @@
-"""The checks every environment shares, written once (DESIGN.md "Tests every game must
-have"): PettingZoo's api_test and seed_test over option sets, invariants over random play
+"""The checks every environment shares, written once (docs/conventions.md, "Tests every
+game has"): PettingZoo's api_test and seed_test over option sets, invariants over random play
 through the engine and through the AEC API (cards conserved, the mask is exactly the set of
 legal actions, every action id tried on clones, rewards sum to zero and add up to the
 returns, episodes end, infos keep one batchable structure), the hidden-card swap leak test,
@@ -151,7 +151,7 @@ class GameSpec:
 
 def params(specs: list[GameSpec], sets: str = "", which: str = "", always: bool = False) -> list[Any]:
     """pytest params: each spec, or with ``sets`` ("env" or "rule") each spec crossed with its
-    option sets, restricted to the spec's tuple field ``which`` when that is not empty. A
+    option sets, restricted to the GameSpec's tuple field ``which`` when that is not empty. A
     spec with ``slow_contract`` is marked ``slow`` unless ``always``."""
     out = []
     for spec in specs:
@@ -215,6 +215,11 @@ def assert_mask_exact(spec: GameSpec, state: Any, mask: np.ndarray) -> None:
     assert state.to_dict() == before, "clone() is not independent of the original"
 
 
+def view_of(state: Any, p: int) -> Any:
+    """Seat ``p``'s view of an engine state (the contract's ``player_view``)."""
+    return (getattr(state, "player_view", None) or state.view)(p)  # TRANSITION: engines being renamed
+
+
 def play_engine(spec: GameSpec, rules: dict[str, Any], seed: int, policy, rng: random.Random) -> Any:
     """One game of the engine with the checks of every action."""
     config = spec.config(rules)
@@ -241,7 +246,7 @@ def play_engine(spec: GameSpec, rules: dict[str, Any], seed: int, policy, rng: r
 def play_env(spec: GameSpec, env: Any, rng: random.Random, policy, exhaustive_prob: float = 0.0,
              checks: StepChecks | None = None) -> tuple[dict[str, float], Any, int]:
     """One episode through the wrapped env, the AEC way (agent_iter, last, step), checking
-    masks, rewards, observations and cards at every step; ``checks`` (by default the spec's
+    masks, rewards, observations and cards at every step; ``checks`` (by default the GameSpec's
     ``env_checks``) adds a game's own checks around each move. Returns each agent's total of
     the rewards ``last()`` gave, the final engine state and the number of moves."""
     checks = checks if checks is not None else spec.env_checks(env)
@@ -320,7 +325,7 @@ def expected_totals(raw: Any, game: Any) -> list[float]:
 
 def snapshots(spec: GameSpec, rules: dict[str, Any], games: int, seed: int, every: float = 0.15,
               per_game: int = 12, special_only: bool = False) -> list[Any]:
-    """Clones of states of games under the spec's policy: each kept with probability
+    """Clones of states of games under the GameSpec's policy: each kept with probability
     ``every`` (special states always), at most ``per_game`` per game. Matches are long, so
     there ``every`` is divided by 20 to spread the picks over hands."""
     rng = random.Random(seed)
@@ -480,7 +485,7 @@ def determinization_check(spec: GameSpec, name: str, games: int) -> None:
         for p in observers(state, n, rng):
             det = state.sample_determinization(p, rng)
             spec.check_state(det)
-            assert det.view(p) == state.view(p), f"p-view changed by determinization in {state.phase.name}"
+            assert view_of(det, p) == view_of(state, p), f"p-view changed by determinization in {state.phase.name}"
             assert len(det.stock) == len(state.stock)
             changed += det.to_dict() != before
         assert state.to_dict() == before, "sample_determinization changed the state"
@@ -507,7 +512,7 @@ def determinizations_play_on(spec: GameSpec, name: str, games: int) -> None:
     for state in snapshots(spec, spec.rules(name), games, seed=9, every=0.1, per_game=8):
         for p in observers(state, n, rng):
             det = state.sample_determinization(p, rng)
-            assert det.view(p) == state.view(p)
+            assert view_of(det, p) == view_of(state, p)
             play_out(spec, det, rng, f"observer {p}, phase {state.phase.name}")
 
 
@@ -796,7 +801,7 @@ def dict_and_replay(spec: GameSpec, name: str, games: int) -> None:
                 assert type(rebuilt) is spec.state_class and rebuilt.config == config
                 assert rebuilt.to_dict() == d
                 assert rebuilt.legal_actions() == s.legal_actions()
-                assert all(rebuilt.view(p) == s.view(p) for p in range(n))
+                assert all(view_of(rebuilt, p) == view_of(s, p) for p in range(n))
                 assert rebuilt.returns() == s.returns() and rebuilt.is_terminal() == s.is_terminal()
                 assert rebuilt.scores() == s.scores() and rebuilt.standings() == s.standings()
                 a, b = s.clone(), rebuilt  # the rebuilt state plays on exactly like the original
@@ -863,7 +868,7 @@ def finished_state_dict_only_dead_steps(spec: GameSpec) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# State dicts: the format, round trips and fuzzed dicts (issue 12)
+# State dicts: the format, round trips and fuzzed dicts
 # ---------------------------------------------------------------------------------------
 
 _NAMED = re.compile(r"^state dict(?: fields? |: unknown key\(s\) )((?:'[^']+'(?:, )?)+)")
@@ -899,7 +904,7 @@ def assert_same_state(a: Any, b: Any) -> None:
     scores and returns."""
     assert type(a) is type(b) and a.to_dict() == b.to_dict()
     assert a.legal_actions() == b.legal_actions() and a.is_terminal() == b.is_terminal()
-    assert all(a.view(p) == b.view(p) for p in range(len(a.scores())))
+    assert all(view_of(a, p) == view_of(b, p) for p in range(len(a.scores())))
     assert a.scores() == b.scores() and a.returns() == b.returns() and a.standings() == b.standings()
 
 
@@ -916,7 +921,7 @@ _GAMES: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
 
 
 def game_points(spec: GameSpec, name: str, seed: int, count: int = 24) -> list[dict[str, Any]]:
-    """Dicts of up to ``count`` points spread over one game of a rule set under the spec's
+    """Dicts of up to ``count`` points spread over one game of a rule set under the GameSpec's
     policy (the deal, the end and points between), memoized: fuzzing draws many from each."""
     key = (spec.id, name, seed)
     if key not in _GAMES:
@@ -1031,7 +1036,7 @@ def mutate(d: dict[str, Any], rng: random.Random, count: int, phases: list[str])
 
 
 def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:
-    """Random play from ``state`` to the end of the episode, the spec's state invariants
+    """Random play from ``state`` to the end of the episode, the GameSpec's state invariants
     checked after every action, and the states reached (the last one and a few others) read
     back from their dicts. (The watchers follow a game from its deal, so they are not used
     from a state read mid-game.)"""
@@ -1053,7 +1058,7 @@ def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:
 
 def check_dict(spec: GameSpec, data: Any, rng: random.Random) -> bool:
     """``from_dict`` either refuses ``data`` with a ValueError naming a field of the format, or
-    returns a state that passes the spec's invariants, round-trips, and plays to the end under
+    returns a state that passes the GameSpec's invariants, round-trips, and plays to the end under
     random play with the invariants holding. Returns whether it was accepted."""
     before = copy.deepcopy(data)
     try:

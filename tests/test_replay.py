@@ -20,7 +20,7 @@ from test_env_contract import SPECS
 
 
 def played(spec: GameSpec, seed: int, given: bool = False) -> object:
-    """A finished game of the spec's main rules under its policy (from a shuffled deck and a
+    """A finished game of the GameSpec's main rules under its policy (from a shuffled deck and a
     dealer given to it when ``given``)."""
     config = spec.config(spec.main_rules)
     rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""State dicts of every game (issue 12), for every env of the contract suite (SPECS in
+"""State dicts of every game, for every env of the contract suite (SPECS in
 tests/test_env_contract.py, so a game listed there gets these checks): the format and its
 version, round trips at random points of random games (also through JSON text), fuzzed
 dicts, and the examples of the issue.

@@ -1,6 +1,6 @@
 """Duplicate round-robin tournaments between any agents, on one machine or on Ray.
 
-The schedule is DESIGN.md's duplicate format. Every pairing plays the same deals (deal
+The schedule is the duplicate format (docs/tournaments.md). Every pairing plays the same deals (deal
 ``d`` is dealt from one env seed for every pairing and seat order), with the seats rotated
 over each deal so that the luck of the cards cancels:
 - two-player games: each unordered pair plays every deal twice, seats swapped;

@@ -41,6 +41,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from rummy_envs.cards import keyed_word
 from rummy_envs.errors import IllegalActionError, action_id
+from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.options import check_bool, check_choice, unknown_options_error
 from rummy_envs.state_dicts import with_env_options
 
@@ -78,8 +79,8 @@ class RummyEnv(AECEnv, ABC):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     num_actions: ClassVar[int]
-    state_class: ClassVar[type]  # the engine state: State(config, seed, deck, dealer) and State.from_dict
-    config: Any  # the game's rules config (a dataclass with from_kwargs), set before __init__ runs
+    state_class: ClassVar[type[GameState]]  # the engine state: State(config, seed, deck, dealer) and State.from_dict
+    config: GameConfig  # the game's rules config (a dataclass with from_kwargs), set before __init__ runs
 
     def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
                  illegal_action: str, rich_info: bool = False) -> None:
@@ -111,7 +112,7 @@ class RummyEnv(AECEnv, ABC):
         state_segments = self.state_layout().values()
         state_high = np.concatenate([np.full(s.size, s.high, np.float32) for s in state_segments])
         self.state_space = spaces.Box(0.0, state_high, state_high.shape, np.float32)
-        self.game: Any = None
+        self.game: GameState | None = None  # the engine state of the episode, from the first reset on
         self.np_random_seed = secrets.randbits(64)  # the stream of an env never seeded
         self._episode = 0  # resets since the last seeded one
         self._np_random: np.random.Generator | None = None
@@ -131,7 +132,7 @@ class RummyEnv(AECEnv, ABC):
     def _state_extra(self) -> np.ndarray:
         """The float32 values of ``_state_parts()``, in order."""
 
-    def _rules_config(self, rules: dict[str, Any]) -> Any:
+    def _rules_config(self, rules: dict[str, Any]) -> GameConfig:
         """The engine's rules config from the rules keywords; an unknown name fails listing
         every option this env accepts, env options included."""
         config_class = self.state_class.config_class
@@ -153,7 +154,7 @@ class RummyEnv(AECEnv, ABC):
                           if p.name != "self" and p.kind is not p.VAR_KEYWORD}
         return sorted(names)
 
-    def _new_state(self, seed: int, options: dict[str, Any]) -> Any:
+    def _new_state(self, seed: int, options: dict[str, Any]) -> GameState:
         """A fresh engine state from the game seed and the reset options: a ``deck`` and
         ``dealer``, or a whole ``state`` dict, whose options must be this env's."""
         if "state" not in options:
@@ -165,6 +166,11 @@ class RummyEnv(AECEnv, ABC):
     @abstractmethod
     def _encode(self, player: int) -> np.ndarray:
         ...
+
+    def player_view(self, agent: str) -> PlayerView:
+        """What ``agent`` may see, as its game's frozen view dataclass (for rule-based agents,
+        search agents and people); it never holds a card hidden from that seat."""
+        return self.game.player_view(self.agent_name_mapping[agent])
 
     @abstractmethod
     def action_to_str(self, action: int) -> str:
