@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 
 import pytest
 
@@ -185,3 +186,42 @@ def test_unknown_agents_and_games_are_named():
         make_agent("grandmaster", "gin_rummy")
     with pytest.raises(ValueError, match="poker"):
         make_agent("novice", "poker")
+
+
+# -- agent names: registry names with parameters, import paths, mistakes ----------------------
+
+def test_import_paths_build_your_own_agents():
+    lowest = make_agent("my_agents:LowestLegal", "gin_rummy", 3)
+    second = make_agent("my_agents:LowestLegal:rank=1", "least_count", 3)
+    highest = make_agent("my_agents:make_highest", "rummy500", 3)
+    assert (lowest.rank, second.rank, highest.rank) == (0, 1, 10**6)
+    env = rummy_envs.ENVS["gin_rummy"].env()
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    legal = [int(a) for a in mask.nonzero()[0]]
+    view = env.unwrapped.player_view(env.agent_selection)
+    assert lowest.act(None, mask, view) == legal[0] and highest.act(None, mask, view) == legal[-1]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("heuristc", "did you mean 'heuristic'?"),
+    ("no_such_module_here:Agent", "cannot import module 'no_such_module_here'"),
+    ("my_agents:Missing", "has no class or function 'Missing'"),
+    ("my_agents:NOT_AN_AGENT", "has no class or function 'NOT_AN_AGENT'"),
+    ("my_agents:LowestLegal:depth=2", "unexpected keyword argument 'depth'"),
+    ("my_agents:LowestLegal:rank", "parameter 'rank' is not key=value"),
+    ("agents.base:agent_forms", "which has no act(observation, action_mask, view) and reset()"),
+    ("random:foo=1", "unexpected keyword argument 'foo'"),
+])
+def test_bad_agent_names_say_what_is_wrong(name, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as caught:
+        make_agent(name, "gin_rummy", 0)
+    if ":" not in name:
+        assert "ppo:<path>" in str(caught.value) and "module:Class" in str(caught.value)
+
+
+def test_registered_agents_take_parameters():
+    agent = make_agent("random:seed=5", "gin_rummy")
+    again = make_agent("random", "gin_rummy", 5)
+    mask = [1] * 10
+    assert [agent.act(None, mask) for _ in range(20)] == [again.act(None, mask) for _ in range(20)]
