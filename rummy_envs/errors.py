@@ -17,6 +17,13 @@ class IllegalActionError(ValueError):
         super().__init__(f"illegal action {action} ({action_name}) by {player} in phase {phase}{hint}")
 
 
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the env does not draw. It is a ValueError like every bad option, and
+    a TypeError like the refusal of an env without that mode, which is what Gymnasium users
+    and Stable-Baselines3's ``make_vec_env`` (it asks for ``"rgb_array"`` and falls back on
+    a TypeError) expect."""
+
+
 def action_id(action: Any) -> int | None:
     """``action`` as an action id when it is an integer (numpy integers too), else None:
     bools and floats are no action ids, even where they equal a legal one. The engines' and

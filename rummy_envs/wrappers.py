@@ -106,6 +106,7 @@ class SingleAgentEnv(gymnasium.Env):
         options.setdefault("illegal_action", "terminate")
         options.setdefault("rich_info", True)
         self.aec_env: RummyEnv = rummy_envs.ENVS[game].raw_env(render_mode=render_mode, **options)
+        self.metadata = {"render_modes": list(self.aec_env.metadata["render_modes"])}  # per instance, as the env's
         self.num_players = len(self.aec_env.possible_agents)
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < self.num_players):
             raise ValueError(f"learner_seat={learner_seat!r} is invalid; expected None or a seat 0..{self.num_players - 1}")

@@ -191,3 +191,37 @@ def test_shipped_policy_loads_for_this_layout_and_plays_legally(path):
     rng = np.random.default_rng(0)
     for seed in range(3):
         random_episode(env, rng, seed=seed)  # every ppo move went through the env, which raises on an illegal one
+
+
+def test_a_render_mode_we_do_not_draw_is_refused_as_gymnasium_expects():
+    for make in (lambda: rummy_envs.ENVS["gin_rummy"].raw_env(render_mode="video"),
+                 lambda: gymnasium.make("rummy_envs/gin_rummy-v0", render_mode="video")):
+        with pytest.raises(TypeError, match="render_mode='video' is invalid"):
+            make()
+        with pytest.raises(ValueError, match="render_mode='video' is invalid"):
+            make()
+
+
+def test_make_vec_env_works_with_its_defaults():
+    """Stable-Baselines3 asks for render_mode="rgb_array" and falls back on a TypeError."""
+    env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    vec = env_util.make_vec_env("rummy_envs/gin_rummy-v0", n_envs=4, seed=3)
+    observations = vec.reset()
+    assert observations.shape == (4, vec.observation_space.shape[0])
+    vec.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_metadata_belongs_to_each_env(game):
+    """A wrapper that edits an env's metadata (PettingZoo's CaptureStdoutWrapper appends a
+    render mode) changes that env only, never the class or later envs."""
+    from pettingzoo.utils.wrappers import CaptureStdoutWrapper
+
+    module = rummy_envs.ENVS[game]
+    before = module.raw_env.metadata["render_modes"][:]
+    CaptureStdoutWrapper(module.raw_env(render_mode="human", **EPISODE_OPTIONS.get(game, {})))
+    assert module.raw_env.metadata["render_modes"] == before
+    assert module.raw_env(**EPISODE_OPTIONS.get(game, {})).metadata["render_modes"] == before
+    single = SingleAgentEnv(game, **EPISODE_OPTIONS.get(game, {}))
+    single.metadata["render_modes"].append("x")
+    assert SingleAgentEnv.metadata["render_modes"] == before

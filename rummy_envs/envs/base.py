@@ -23,6 +23,7 @@ variable result of each hand is added with the env option ``rich_info=True``.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import secrets
@@ -40,7 +41,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from rummy_envs.cards import keyed_word
-from rummy_envs.errors import IllegalActionError, action_id
+from rummy_envs.errors import IllegalActionError, UnsupportedRenderModeError, action_id
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.options import check_bool, check_choice, unknown_options_error
 from rummy_envs.state_dicts import with_env_options
@@ -85,8 +86,10 @@ class RummyEnv(AECEnv, ABC):
     def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
                  illegal_action: str, rich_info: bool = False) -> None:
         super().__init__()
-        if render_mode is not None:
-            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.metadata = copy.deepcopy(type(self).metadata)  # per instance: wrappers that edit it touch this env only
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise UnsupportedRenderModeError(f"option render_mode={render_mode!r} is invalid; choose one of "
+                                             f"{', '.join(map(repr, self.metadata['render_modes']))}")
         check_choice("reward", reward, ("points", "win_loss"))
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
             raise ValueError(f"option reward_scale={reward_scale!r} is invalid; expected a number > 0")
