@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from matplotlib.figure import Figure
 from rich.console import Console
 from rich.table import Table
 
@@ -83,20 +84,15 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plots(out: Path, summary: dict[str, Any]) -> list[Path]:
-    """``head_to_head.png`` (mean margin of each row agent against each column agent) and
-    ``ratings.png`` (mu with 95% error bars)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def head_to_head_figure(summary: dict[str, Any]) -> Figure:
+    """The mean margin of each row agent against each column agent, as a heat map."""
     agents = [r["agent"] for r in summary["ratings"]]
     index = {a: i for i, a in enumerate(agents)}
     grid = [[float("nan")] * len(agents) for _ in agents]
     for p in summary["pairings"]:
         grid[index[p["focal"]]][index[p["opponent"]]] = p["margin"]["mean"]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(agents), 1.2 + 0.9 * len(agents)))
+    fig = Figure(figsize=(1.6 + 1.1 * len(agents), 1.2 + 0.9 * len(agents)))
+    ax = fig.subplots()
     bound = max([abs(v) for row in grid for v in row if v == v] or [1.0])
     image = ax.imshow(grid, cmap="RdBu", vmin=-bound, vmax=bound)
     ax.set_xticks(range(len(agents)), agents, rotation=30, ha="right")
@@ -109,22 +105,31 @@ def write_plots(out: Path, summary: dict[str, Any]) -> list[Path]:
     ax.set_title(f"{summary['config']['game']}: mean margin per game")
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
-    heatmap = out / "head_to_head.png"
-    fig.savefig(heatmap, dpi=110)
-    plt.close(fig)
+    return fig
 
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(agents), 3.2))
+
+def ratings_figure(summary: dict[str, Any]) -> Figure:
+    """Each agent's rating with its 95% error bar."""
     ratings = summary["ratings"]
+    fig = Figure(figsize=(1.6 + 1.1 * len(ratings), 3.2))
+    ax = fig.subplots()
     ax.errorbar(range(len(ratings)), [r["mu"] for r in ratings], yerr=[1.96 * r["sigma"] for r in ratings],
                 fmt="o", capsize=5)
     ax.set_xticks(range(len(ratings)), [r["agent"] for r in ratings], rotation=30, ha="right")
     ax.set_ylabel("openskill mu (95%)")
     ax.set_title(f"{summary['config']['game']}: ratings")
     fig.tight_layout()
-    plot = out / "ratings.png"
-    fig.savefig(plot, dpi=110)
-    plt.close(fig)
-    return [heatmap, plot]
+    return fig
+
+
+def write_plots(out: Path, summary: dict[str, Any]) -> list[Path]:
+    """``head_to_head.png`` and ``ratings.png``. The figures are plain ``Figure`` objects,
+    never pyplot's, so writing them switches no matplotlib backend (a notebook keeps showing
+    its own plots inline; it can also display these figures themselves)."""
+    paths = [out / "head_to_head.png", out / "ratings.png"]
+    for figure, path in zip((head_to_head_figure(summary), ratings_figure(summary)), paths):
+        figure.savefig(path, dpi=110)
+    return paths
 
 
 def write_outputs(out: Path, summary: dict[str, Any], records: list[dict[str, Any]], plots: bool) -> list[Path]:
