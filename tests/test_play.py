@@ -145,6 +145,13 @@ def test_moves_are_typed_as_words_and_cards():
         read("fly")
     with pytest.raises(ValueError, match="cannot parse card 'ZZ'"):
         read("discard zz")
+    with pytest.raises(ValueError, match="'knock' is incomplete: say which, as in 'knock ac'"):
+        read("knock")
+    with pytest.raises(ValueError, match="'layoff' is incomplete: say which, as in 'layoff ac 0'"):
+        read("layoff")
+    assert read(str(G.KNOCK + 5)) == G.KNOCK + 5 and read(" 0 ") == G.DRAW_STOCK
+    with pytest.raises(ValueError, match=r"action id 450 is out of range \(0..449\)"):
+        read("450")
 
 
 def test_help_lists_exactly_the_legal_moves(envs):
@@ -242,6 +249,15 @@ def test_a_bad_option_fails_naming_the_key(capsys, option, named):
 def test_a_bad_opponent_or_seat_fails(capsys, argv, named):
     assert play.main(["gin_rummy", *argv], input_fn=lambda p: "quit", out=io.StringIO()) == 2
     assert named in capsys.readouterr().err
+
+
+def test_your_own_agent_as_the_opponent():
+    """``--opponent module:Class`` plays a user's agent: the game runs until the human quits."""
+    out = io.StringIO()
+    moves = iter(["draw", "quit"])
+    assert play.main(["gin_rummy", "--opponent", "my_agents:LowestLegal", "--seed", "4", "--seat", "1"],
+                     input_fn=lambda prompt: next(moves), out=out) == 0
+    assert "quit: the game is abandoned" in out.getvalue()
 
 
 def test_an_option_without_a_value_is_a_usage_error(capsys):

@@ -59,8 +59,14 @@ class MoveReader:
         return " ".join([self.words.get(head, head.lower()), *args]).lower()
 
     def read(self, text: str) -> int:
-        """The action id typed as ``text``; ValueError saying why it cannot be read."""
+        """The action id typed as ``text`` (a move, or its action id as a number); ValueError
+        saying why it cannot be read, and what a move typed without its arguments needs."""
         text = text.strip()
+        if text.isdigit():
+            action = int(text)
+            if action >= self.env.num_actions:
+                raise ValueError(f"action id {action} is out of range (0..{self.env.num_actions - 1})")
+            return action
         if "(" in text:
             return self.env.str_to_action(text)
         word, *args = text.split()
@@ -70,7 +76,17 @@ class MoveReader:
         except ValueError as exc:
             if name not in self.separators:
                 raise ValueError(f"unknown move {word!r} (moves: {', '.join(self.vocabulary)})") from None
+            if not args and self.takes_arguments(name):
+                raise ValueError(f"{word.lower()!r} is incomplete: say which, as in {self.example_of(name)!r}") from None
             raise ValueError(f"cannot read {text!r}: {exc}") from None
+
+    def takes_arguments(self, name: str) -> bool:
+        """Does the action ``name`` come with arguments (a card, cards, a slot)?"""
+        return any(self.env.action_to_str(a).startswith(name + "(") for a in range(self.env.num_actions))
+
+    def example_of(self, name: str) -> str:
+        """The typed form of the first action named ``name`` (``knock ac``)."""
+        return self.typed(next(a for a in range(self.env.num_actions) if self.env.action_to_str(a).startswith(name + "(")))
 
 
 # -- screens -----------------------------------------------------------------------------------
