@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -32,6 +33,7 @@ import rummy_envs
 from rummy_envs.envs.base import RummyEnv, Segment
 
 MAX_REDEALS = 100  # deals in a row that may end before the learner moves before reset gives up
+ILLEGAL_WARNING_AFTER = 3  # the learner's illegal actions before the one warning that it ignores the mask
 
 
 @runtime_checkable
@@ -121,6 +123,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._episodes = 0
         self._mask = np.zeros(self.aec_env.num_actions, bool)
         self._episode_return = 0.0
+        self.illegal_actions = 0  # the learner's, over the env's life
 
     # -- opponents -----------------------------------------------------------------------------
     def set_opponents(self, opponents: Opponents) -> None:
@@ -179,7 +182,10 @@ class SingleAgentEnv(gymnasium.Env):
         env = self.aec_env
         if env.agent_selection != self.learner or self._learner_done():
             raise RuntimeError("step() called after the episode ended; call reset()")
-        env.step(int(action))
+        action = int(action)
+        if not (0 <= action < self._mask.size and self._mask[action]):
+            self._note_illegal_action(action)
+        env.step(action)
         reward = float(env.rewards.get(self.learner, 0.0))
         more, terminated, truncated = self._play_opponents()
         reward += more
@@ -209,6 +215,17 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec_env.agent_name_mapping[self.learner]
 
     # -- internals ------------------------------------------------------------------------------
+    def _note_illegal_action(self, action: int) -> None:
+        """Count the learner's illegal actions; under ``illegal_action="terminate"`` each one
+        ends the episode at a penalty, which an unmasked learner can hit on nearly every
+        step without noticing, so the ``ILLEGAL_WARNING_AFTER``-th gets one warning."""
+        self.illegal_actions += 1
+        if self.illegal_actions == ILLEGAL_WARNING_AFTER and self.aec_env.illegal_action == "terminate":
+            warnings.warn(f"{self.game}: the learner played {self.illegal_actions} illegal actions (the last: "
+                          f"{action}), each ending its episode with a penalty under illegal_action='terminate'; "
+                          "use the action mask (action_masks(), which sb3-contrib's MaskablePPO reads) or "
+                          "illegal_action='raise' to find the bug", RuntimeWarning, stacklevel=3)
+
     def _learner_done(self) -> bool:
         env = self.aec_env
         return env.terminations[self.learner] or env.truncations[self.learner]

@@ -225,3 +225,23 @@ def test_metadata_belongs_to_each_env(game):
     single = SingleAgentEnv(game, **EPISODE_OPTIONS.get(game, {}))
     single.metadata["render_modes"].append("x")
     assert SingleAgentEnv.metadata["render_modes"] == before
+
+
+def test_an_unmasked_learner_is_warned_once_under_terminate():
+    env = SingleAgentEnv("gin_rummy")
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.warns(RuntimeWarning, match="3 illegal actions") as caught:
+        for _ in range(8):
+            _, reward, terminated, _, _ = env.step(illegal)
+            assert terminated and reward < 0
+            env.reset()
+            illegal = int(np.flatnonzero(~env.action_masks())[0])
+    assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) == 1
+    legal_only = SingleAgentEnv("gin_rummy")
+    legal_only.reset(seed=0)
+    for _ in range(5):
+        legal_only.step(int(np.flatnonzero(legal_only.action_masks())[0]))
+        if legal_only.aec_env.game.is_terminal():
+            break
+    assert legal_only.illegal_actions == 0
