@@ -26,7 +26,7 @@ from pathlib import Path
 
 import rummy_envs
 from agents import registered_agents
-from benchmarks.sections import write_section
+from benchmarks.harness import write_section
 from training.tournament import deal_seed, parse_config, play_game, run_tournament
 
 BEGIN, END = "<!-- bench_tournament:begin -->", "<!-- bench_tournament:end -->"

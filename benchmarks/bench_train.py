@@ -36,7 +36,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 import rummy_envs
 from agents import Agent
-from benchmarks.sections import write_section
+from benchmarks.harness import write_section
 from training.learner_env import FeatureObservation, PotentialShaping
 from training.selfplay import OpponentPool
 from training.train import export_policy, make_vec_env, new_model

@@ -5,21 +5,27 @@ The tool samples one-line mutants of the engines and encoders with a seed (an op
 swapped, a comparison flipped, a constant off by one, a statement dropped, two arguments
 swapped, a condition negated, ...), runs the test command against each in a temporary copy
 of the repository (never in the working tree: others may be editing and testing there) and
-reports, per module, the mutants the tests caught and the ones that survived, with each
+reports, per target, the mutants the tests caught and the ones that survived, with each
 survivor's diff. docs/mutation.md has the latest score and the survivors, with the reason
 each is equivalent.
+
+Targets (``TARGETS``): one per game, named by its id, holding every module of
+``rummy_envs/games/<game_id>/`` and its env module ``rummy_envs/envs/<game_id>.py``, tested
+first by ``tests/test_<game_id>_*.py``; and the shared ``melds``, ``base`` (the env base
+class) and ``games_base`` (the engine contract). Modules and test files are found by glob
+when the tool runs, so a module split or a test file merged changes nothing here.
 
 Run from the repository root::
 
     python -m benchmarks.mutation --sample 60 --seed 1 --out /tmp/mutation.jsonl   # the default test run
-    python -m benchmarks.mutation --modules gin --per-module 10 --tests tests/test_gin_rummy_rules.py
+    python -m benchmarks.mutation --modules gin_rummy --per-module 10 --tests tests/test_gin_rummy_rules.py
     python -m benchmarks.mutation --list --modules melds                            # the candidates, nothing run
-    python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --tests tests/test_gin_rummy_mutants.py  # its survivors again
+    python -m benchmarks.mutation --from-results /tmp/mutation.jsonl --quick        # its survivors again
     python -m benchmarks.mutation --sample 70 --seed 1 --list --save /tmp/sample.jsonl                 # fix a sample ...
-    python -m benchmarks.mutation --mutants /tmp/sample.jsonl --only gin,melds --resume --out /tmp/m.jsonl  # ... run it in parts
+    python -m benchmarks.mutation --mutants /tmp/sample.jsonl --only gin_rummy,melds --resume --out /tmp/m.jsonl  # ... run it in parts
 
-Each mutant first runs ``python -m pytest -x -q`` over the mutated module's own test files
-(``TARGETS``), stopping at the first failure; only a mutant that survives them runs the whole
+Each mutant first runs ``python -m pytest -x -q`` over its target's own test files, stopping
+at the first failure; only a mutant that survives them runs the whole
 of ``--tests`` (default: the default suite, ``tests/`` with the ``not slow`` marker of
 pyproject.toml), those files first. A failure in the first run is a failure of the second, so
 the score is that of the default run at a fraction of its cost. Before the mutants, the
@@ -27,11 +33,12 @@ unmutated copy runs ``--tests`` once: tests that fail there (work in progress el
 deselected in every mutant run, and its time sets the per-mutant timeout (a mutant that hangs
 counts as caught). Results are appended to ``--out`` as JSON lines as they come, so
 ``--resume`` picks up a long run where it stopped; ``--save`` keeps a sample so that it can be
-run in parts (``--mutants``, ``--only``) while the sources change under it; ``--quick`` runs
-only the modules' own test files (a quick look while writing tests). Mutation runs are
+run in parts (``--mutants``, ``--only``) while the sources change under it (a mutant whose line
+moved, even to another module of its target, is found again by the line's text); ``--quick`` runs
+only the targets' own test files (a quick look while writing tests). Mutation runs are
 CPU-heavy: run them niced, one at a time.
 
-Scope: every function of the listed modules except those that read and validate state
+Scope: every function of the targets' modules except those that read and validate state
 dicts or config options (``from_dict``, ``_read_*``, ``_check_*``, ``problem``, ``holds``,
 ``__post_init__``, ...) and text rendering, which are not the rules or the encoders; ``--scope
 all`` includes them. Docstrings, annotations, ``raise`` statements (the error messages) and
@@ -62,36 +69,41 @@ REPO = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Target:
-    """A module under mutation: its path and the test files that exercise it most (run first)."""
+    """Modules under mutation and the test files that exercise them most (run first), both
+    glob patterns relative to the repository, expanded when used: a module split in two, or
+    a test file renamed or merged, needs no change here."""
 
-    path: str
-    first_tests: tuple[str, ...]
+    sources: tuple[str, ...]
+    tests: tuple[str, ...]
+
+    def paths(self, root: Path = REPO) -> list[str]:
+        return _expand(self.sources, root)
+
+    def test_files(self, root: Path = REPO) -> list[str]:
+        return _expand(self.tests, root)
 
 
-_GIN_TESTS = ("tests/test_gin_rummy_mutants.py", "tests/test_gin_rummy_rules.py", "tests/test_gin_rummy_solvers.py",
-              "tests/test_gin_rummy_env.py")
+def _expand(patterns: tuple[str, ...], root: Path) -> list[str]:
+    """The files matching ``patterns`` under ``root``, each once, in pattern order, sorted within one."""
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        found.update(dict.fromkeys(path.relative_to(root).as_posix() for path in sorted(root.glob(pattern))))
+    return list(found)
+
+
+def game_targets(root: Path = REPO) -> dict[str, Target]:
+    """One target per game package (``rummy_envs/games/<game_id>/``): every module of the
+    package and the game's env module, tested first by ``tests/test_<game_id>_*.py``."""
+    games = [init.parent.name for init in sorted((root / "rummy_envs" / "games").glob("*/__init__.py"))]
+    return {game: Target((f"rummy_envs/games/{game}/*.py", f"rummy_envs/envs/{game}.py"), (f"tests/test_{game}_*.py",))
+            for game in games}
+
+
 TARGETS: dict[str, Target] = {
-    "melds": Target("rummy_envs/melds.py", ("tests/test_gin_rummy_solvers.py", "tests/test_gin_rummy_mutants.py")),
-    "gin": Target("rummy_envs/games/gin_rummy/engine.py", _GIN_TESTS),
-    "hollywood": Target("rummy_envs/games/hollywood_gin/engine.py", ("tests/test_hollywood_gin_rules.py", "tests/test_hollywood_gin_env.py")),
-    "base": Target("rummy_envs/envs/base.py", ("tests/test_gin_rummy_mutants.py", "tests/test_env_contract.py",
-                                               "tests/test_least_count_env.py")),
-    "gin_env": Target("rummy_envs/envs/gin_rummy.py", ("tests/test_gin_rummy_mutants.py", "tests/test_gin_rummy_env.py")),
-    "hollywood_env": Target("rummy_envs/envs/hollywood_gin.py", ("tests/test_hollywood_gin_env.py",)),
-    "rummy500": Target("rummy_envs/games/rummy500/engine.py", ("tests/test_rummy500_mutants.py", "tests/test_rummy500_rules.py",
-                                                        "tests/test_rummy500_engine.py")),
-    "rummy500_env": Target("rummy_envs/envs/rummy500.py", ("tests/test_rummy500_mutants.py",
-                                                           "tests/test_rummy500_env.py")),
-    "least_count": Target("rummy_envs/games/least_count/engine.py", ("tests/test_least_count_mutants.py",
-                                                               "tests/test_least_count_rules.py",
-                                                               "tests/test_least_count_engine.py")),
-    "least_count_env": Target("rummy_envs/envs/least_count.py", ("tests/test_least_count_mutants.py",
-                                                                 "tests/test_least_count_env.py")),
-    "manipulation": Target("rummy_envs/games/manipulation_rummy/engine.py", ("tests/test_manipulation_rummy_rules.py",
-                                                                       "tests/test_manipulation_rummy_env.py")),
-    "table_solver": Target("rummy_envs/games/manipulation_rummy/table_solver.py", ("tests/test_manipulation_rummy_table_solver.py",
-                                                          "tests/test_manipulation_rummy_rules.py")),
-    "manipulation_env": Target("rummy_envs/envs/manipulation_rummy.py", ("tests/test_manipulation_rummy_env.py",)),
+    "melds": Target(("rummy_envs/melds.py",), ("tests/test_gin_rummy_*.py",)),
+    "base": Target(("rummy_envs/envs/base.py",), ("tests/test_env_contract.py", "tests/test_*_env.py")),
+    "games_base": Target(("rummy_envs/games/base.py",), ("tests/test_engine_contract.py", "tests/test_env_contract.py")),
+    **game_targets(),
 }
 
 # Functions outside the "rules" scope: state-dict and option reading/validation, text rendering.
@@ -112,9 +124,10 @@ _SWAPPED_NAMES = {"min": "max", "max": "min", "any": "all", "all": "any"}
 
 @dataclass(frozen=True)
 class Mutant:
-    """One single-line change of a module: ``line`` (1-based) becomes ``new``."""
+    """One single-line change of a file of a target: ``line`` (1-based) of ``path`` becomes ``new``."""
 
-    module: str
+    module: str  # the target (a key of TARGETS)
+    path: str  # the file, relative to the repository
     line: int
     kind: str
     old: str
@@ -122,10 +135,10 @@ class Mutant:
 
     @property
     def id(self) -> str:
-        return f"{self.module}:{self.line}:{self.kind}:{self.new.strip()}"
+        return f"{self.path}:{self.line}:{self.kind}:{self.new.strip()}"
 
-    def diff(self, path: str) -> str:
-        return "".join(difflib.unified_diff([self.old + "\n"], [self.new + "\n"], f"a/{path}", f"b/{path}",
+    def diff(self) -> str:
+        return "".join(difflib.unified_diff([self.old + "\n"], [self.new + "\n"], f"a/{self.path}", f"b/{self.path}",
                                             lineterm="\n", n=0)).replace("@@ -1 +1 @@", f"@@ line {self.line} @@")
 
 
@@ -197,8 +210,9 @@ def _single_line(node: ast.AST) -> bool:
     return node.lineno == node.end_lineno
 
 
-def find_mutants(module: str, source: str, scope: str = "rules") -> list[Mutant]:
-    """Every candidate one-line mutant of ``source``, in source order, deduplicated, each compiling."""
+def find_mutants(module: str, path: str, source: str, scope: str = "rules") -> list[Mutant]:
+    """Every candidate one-line mutant of ``source`` (the file ``path`` of target ``module``), in
+    source order, deduplicated, each compiling."""
     tree = ast.parse(source)
     lines = _Lines(source)
     skipped = _skipped_nodes(tree) | (_out_of_scope(tree) if scope == "rules" else set())
@@ -207,7 +221,7 @@ def find_mutants(module: str, source: str, scope: str = "rules") -> list[Mutant]
     def add(line: int, kind: str, new: str | None) -> None:
         old = lines.lines[line - 1]
         if new is not None and new != old and (line, new) not in found:
-            found[(line, new)] = Mutant(module, line, kind, old, new)
+            found[(line, new)] = Mutant(module, path, line, kind, old, new)
 
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -294,30 +308,39 @@ def apply_mutant(source: str, mutant: Mutant) -> str:
     """``source`` with the mutant's line replaced (ValueError if that line is not the expected one)."""
     lines = source.split("\n")
     if lines[mutant.line - 1] != mutant.old:
-        raise ValueError(f"line {mutant.line} of {mutant.module} is not {mutant.old!r}")
+        raise ValueError(f"line {mutant.line} of {mutant.path} is not {mutant.old!r}")
     lines[mutant.line - 1] = mutant.new
     return "\n".join(lines)
 
 
 def read_mutants(path: Path, survivors_only: bool, root: Path = REPO) -> list[Mutant]:
     """The mutants of a JSON-lines file (a results file, or a sample saved by ``--save``), or
-    only those that survived, found again in today's sources (by their line's text where the
-    line has moved); those whose line is gone are left out."""
+    only those that survived, found again in today's sources (by their line's text, in any
+    file of their target, where the line has moved); those whose line is gone are left out."""
     mutants = []
     for line in path.read_text().splitlines():
         record = json.loads(line) if line.strip() else {}
         if not record or survivors_only and record.get("status") != "survived":
             continue
-        source = (root / TARGETS[record["module"]].path).read_text().split("\n")
-        number = record["line"]
-        if not 0 < number <= len(source) or source[number - 1] != record["old"]:
-            matches = [i + 1 for i, text in enumerate(source) if text == record["old"]]
-            if len(matches) != 1:
-                print(f"left out (its line is gone or not unique now): {record['id']}", file=sys.stderr)
-                continue
-            number = matches[0]
-        mutants.append(Mutant(record["module"], number, record["kind"], record["old"], record["new"]))
+        place = _locate(record, root)
+        if place is None:
+            print(f"left out (its line is gone or not unique now): {record['id']}", file=sys.stderr)
+            continue
+        mutants.append(Mutant(record["module"], *place, record["kind"], record["old"], record["new"]))
     return mutants
+
+
+def _locate(record: dict, root: Path) -> tuple[str, int] | None:
+    """Where a recorded mutant's line is today: its own file and line, else the one line of
+    its target's files with its text (None when there is none or several)."""
+    source = root / record["path"]
+    if source.exists():
+        lines = source.read_text().split("\n")
+        if 0 < record["line"] <= len(lines) and lines[record["line"] - 1] == record["old"]:
+            return record["path"], record["line"]
+    matches = [(name, number) for name in TARGETS[record["module"]].paths(root)
+               for number, text in enumerate((root / name).read_text().split("\n"), 1) if text == record["old"]]
+    return matches[0] if len(matches) == 1 else None
 
 
 def sample_mutants(modules: list[str], scope: str, seed: int, sample: int | None, per_module: int | None,
@@ -325,14 +348,15 @@ def sample_mutants(modules: list[str], scope: str, seed: int, sample: int | None
     """A seeded sample: ``sample`` mutants drawn uniformly from all candidates of ``modules``,
     or ``per_module`` from each (all candidates when neither is given)."""
     rng = random.Random(seed)
-    candidates = {m: find_mutants(m, (root / TARGETS[m].path).read_text(), scope) for m in modules}
+    candidates = {m: [mutant for path in TARGETS[m].paths(root)
+                      for mutant in find_mutants(m, path, (root / path).read_text(), scope)] for m in modules}
     if per_module is not None:
         chosen = [mut for m in modules for mut in rng.sample(candidates[m], min(per_module, len(candidates[m])))]
     else:
         pool = [mut for m in modules for mut in candidates[m]]
         chosen = rng.sample(pool, min(sample, len(pool))) if sample is not None else pool
     order = {m: i for i, m in enumerate(modules)}
-    return sorted(chosen, key=lambda mut: (order[mut.module], mut.line, mut.new))
+    return sorted(chosen, key=lambda mut: (order[mut.module], mut.path, mut.line, mut.new))
 
 
 # ----------------------------------------------------------------------------------------
@@ -388,8 +412,8 @@ def pytest_command(paths: list[str], deselect: list[str], stop_first: bool, keyw
 
 
 def own_tests(target: Target, tests: list[str]) -> list[str]:
-    """The module's own test files that exist (those among ``tests`` when given)."""
-    return [t for t in target.first_tests if (REPO / t).exists() and (not tests or t in tests)]
+    """The target's own test files (those among ``tests`` when given)."""
+    return [t for t in target.test_files() if not tests or t in tests]
 
 
 def stages(target: Target, tests: list[str], quick: bool) -> list[list[str]]:
@@ -409,7 +433,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modules", default=",".join(TARGETS),
-                        help=f"comma-separated modules to mutate, of: {', '.join(TARGETS)} (default: all)")
+                        help=f"comma-separated targets to mutate, of: {', '.join(TARGETS)} (default: all)")
     parser.add_argument("--sample", type=int, default=None, help="mutants drawn uniformly from all candidates")
     parser.add_argument("--per-module", type=int, default=None, help="mutants drawn from each module instead")
     parser.add_argument("--seed", type=int, default=0, help="the sampling seed")
@@ -430,7 +454,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mutants", type=Path, default=None,
                         help="run the mutants of a file written by --save (or every mutant of a results file)")
     parser.add_argument("--save", type=Path, default=None, help="write the chosen mutants to this JSON-lines file")
-    parser.add_argument("--only", default="", help="comma-separated modules: run only the chosen mutants of these")
+    parser.add_argument("--only", default="", help="comma-separated targets: run only the chosen mutants of these")
     parser.add_argument("--list", action="store_true", help="list the sampled mutants and their diffs, run nothing")
     args = parser.parse_args(argv)
     modules = [m.strip() for m in args.modules.split(",") if m.strip()]
@@ -448,7 +472,7 @@ def main(argv: list[str] | None = None) -> None:
         args.save.write_text("".join(json.dumps({"id": m.id, **asdict(m)}) + "\n" for m in mutants))
     if args.list:
         for m in mutants:
-            print(f"{m.id}  [{m.kind}]\n{m.diff(TARGETS[m.module].path)}")
+            print(f"{m.id}  [{m.kind}]\n{m.diff()}")
         print(f"{len(mutants)} mutants")
         return
     run(mutants, args)
@@ -500,7 +524,7 @@ def run_mutant(copy: Path, mutant: Mutant, args: argparse.Namespace, deselect: l
     """Write the mutant into the copy, run its test stages until one fails, restore the module;
     the result as a JSON-able record."""
     target = TARGETS[mutant.module]
-    path = copy / target.path
+    path = copy / mutant.path
     original = path.read_text()
     path.write_text(apply_mutant(original, mutant))
     seconds, failed, paths = 0.0, [], []
@@ -514,13 +538,13 @@ def run_mutant(copy: Path, mutant: Mutant, args: argparse.Namespace, deselect: l
         path.write_text(original)
     status = "timeout" if rc is None else "survived" if rc == 0 else "caught"
     return {"id": mutant.id, **asdict(mutant), "status": status, "seconds": round(seconds, 1),
-            "caught_by": failed[:1], "tests": paths, "diff": mutant.diff(target.path)}
+            "caught_by": failed[:1], "tests": paths, "diff": mutant.diff()}
 
 
 def report(results: Path) -> str:
-    """The per-module table of caught and survived mutants, then each survivor's diff."""
+    """The per-target table of caught and survived mutants, then each survivor's diff."""
     records = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-    lines = ["| module | mutants | caught | survived | score |", "|---|---|---|---|---|"]
+    lines = ["| target | mutants | caught | survived | score |", "|---|---|---|---|---|"]
     for module in [m for m in TARGETS if any(r["module"] == m for r in records)] + ["all"]:
         rows = [r for r in records if module in ("all", r["module"])]
         caught = sum(r["status"] != "survived" for r in rows)

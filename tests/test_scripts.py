@@ -1,7 +1,8 @@
-"""Smoke runs of every script: the demo (the README's run command) and the benchmark."""
+"""Smoke runs of every script: the demo (the README's run command) and the benchmarks."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -32,18 +33,32 @@ def test_tournament_benchmark_runs_and_writes_its_section(tmp_path):
     assert text.startswith("# Results") and text.count(bench_tournament.BEGIN) == 1 and "RLCard" in text
 
 
-def test_benchmark_runs_and_writes_results(tmp_path):
-    pytest.importorskip("rlcard")
-    pytest.importorskip("pyspiel")
-    from benchmarks import bench_gin
+# Each game's benchmark (its extra needs) and what its report must hold.
+GAME_BENCHMARKS = {
+    "bench_gin_rummy": (("rlcard", "pyspiel"), ("OpenSpiel", "RLCard", "deadwood, meld-rich hands", "agree on every hand")),
+    "bench_hollywood_gin": (("rlcard", "pyspiel"), ("ours hollywood_gin_v0.env()", "OpenSpiel's gin loop")),
+    "bench_rummy500": ((), ("rummy500 2-player env steps/s >= 0.5x gin's", "mask of a decision", "spends its time")),
+    "bench_manipulation_rummy": (("scipy",), ("DP is_legal vs ILP", "memo tables", "manipulation_rummy_v0.env() 4 players")),
+    "bench_least_count": ((), ("least_count 4-player env steps/s >= gin's", "spends its time")),
+}
 
+
+@pytest.mark.parametrize("module", GAME_BENCHMARKS)
+def test_game_benchmark_smoke_run_replaces_its_own_section(module, tmp_path):
+    needs, expected = GAME_BENCHMARKS[module]
+    for name in needs:
+        pytest.importorskip(name)
+    from benchmarks.harness import markers
+
+    bench = importlib.import_module(f"benchmarks.{module}")
+    begin, end = markers(module)
     out = tmp_path / "RESULTS.md"
-    out.write_text("<!-- other:begin -->\nanother script's section\n<!-- other:end -->\n")
-    for _ in range(2):
-        code = bench_gin.main(["--seconds", "0.05", "--warmup", "0", "--hands", "40", "--chunk", "20",
-                               "--slices", "1", "--out", str(out)])
-        assert code == 0
+    other = "<!-- other:begin -->\nanother section\n<!-- other:end -->"
+    out.write_text(f"# Results\n\n{begin}\nstale figures\n{end}\n\n{other}\n")
+    assert bench.main(["--smoke", "--out", str(out)]) == 0
     text = out.read_text()
-    assert "another script's section" in text and text.count(bench_gin.BEGIN) == 1
-    assert "OpenSpiel" in text and "RLCard" in text
-    assert "## Rummy 500" in text and "rummy500 2-player env steps/s >= 0.5x gin's" in text
+    assert text.startswith("# Results") and "another section" in text and "stale figures" not in text
+    assert text.count(begin) == text.count(end) == 1 and f"python -m benchmarks.{module} --smoke" in text
+    assert "ours gin_rummy_v0.env()" in text or module == "bench_hollywood_gin"
+    for phrase in expected:
+        assert phrase in text, phrase

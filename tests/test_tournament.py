@@ -130,6 +130,26 @@ def test_bad_configs_fail_at_load_naming_the_key(tmp_path, changes, key):
         parse_config({**TINY, **changes})
 
 
+def test_a_bad_agent_fails_at_load_naming_its_dotted_key(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("game: gin_rummy\nagents: {mine: random, theirs: grandmaster}\n")
+    with pytest.raises(ConfigError, match=f"{path}: config key 'agents.theirs': unknown agent 'grandmaster'"):
+        load_config(path)
+
+
+def test_the_schema_is_json_and_lists_every_key(tmp_path):
+    from training.schema import main
+    from training.tournament import TournamentConfig
+
+    assert main([str(tmp_path)]) == 0
+    schema = json.loads((tmp_path / "tournament_config.schema.json").read_text())
+    assert set(schema["properties"]) == set(TournamentConfig.model_fields) == {
+        "game", "options", "agents", "deals", "seed", "episode", "workers", "backend", "ray_address", "output_dir",
+        "plots", "chunk_deals"}
+    assert schema["required"] == ["game", "agents"] and schema["additionalProperties"] is False
+    assert [option["type"] for option in schema["properties"]["agents"]["anyOf"]] == ["array", "object"]
+
+
 def test_yaml_config_and_overrides(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text("game: hollywood_gin\nagents: [random, novice]\ndeals: 5\nepisode: match\n")

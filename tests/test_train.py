@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import rummy_envs
 
@@ -197,7 +198,7 @@ BAD_CONFIGS = [
     ({"ppo": {"net_arch": [64, 0]}}, "'ppo.net_arch'"),
     ({"ppo": {"activation": "gelu"}}, "'ppo.activation'"),
     ({"ppo": {"batch_size": 10_000}}, "'ppo.batch_size'"),
-    ({"ppo": {"momentum": 0.9}}, "'momentum'"),
+    ({"ppo": {"momentum": 0.9}}, "'ppo.momentum'"),
     ({"self_play": {"opponents": {"grandmaster": 1.0}}}, "'self_play.opponents.grandmaster'"),
     ({"self_play": {"opponents": {"random": -1}}}, "'self_play.opponents.random'"),
     ({"self_play": {"opponents": {"random": 0}}}, "'self_play.opponents'"),
@@ -205,12 +206,12 @@ BAD_CONFIGS = [
     ({"evaluation": {"opponents": ["random", "random"]}}, "'evaluation.opponents'"),
     ({"evaluation": {"opponents": ["self"]}}, "'evaluation.opponents'"),
     ({"evaluation": {"deals": 0}}, "'evaluation.deals'"),
-    ({"evaluation": {"rounds": 3}}, "'rounds'"),
+    ({"evaluation": {"rounds": 3}}, "'evaluation.rounds'"),
     ({"progress_bar": "yes"}, "'progress_bar'"),
     ({"features": "poker_odds"}, "'features'"),
     ({"imitation": {"teacher": "self"}}, "'imitation.teacher'"),
     ({"imitation": {"decisions": 0}}, "'imitation.decisions'"),
-    ({"imitation": {"temperature": 1}}, "'temperature'"),
+    ({"imitation": {"temperature": 1}}, "'imitation.temperature'"),
     ({"reward_shaping": -1}, "'reward_shaping'"),
 ]
 
@@ -222,6 +223,32 @@ def test_bad_config_fails_with_the_keys_name(change, key):
         data[name] = {**data[name], **value} if isinstance(value, dict) and isinstance(data.get(name), dict) else value
     with pytest.raises(ConfigError, match=key):
         parse_config(data)
+
+
+def test_a_bad_nested_key_or_value_fails_at_load_naming_the_dotted_key(tmp_path):
+    data = read_yaml(SMOKE_CONFIGS[0])
+    data["self_play"] = {**data["self_play"], "pool_size": 0, "speed": 3}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    message = str(raised.value)
+    assert f"{path}: config key 'self_play.pool_size'" in message and "greater than or equal to 1" in message
+    assert "unknown key 'self_play.speed'; known keys: opponents, pool_size, snapshot_every" in message
+
+
+def test_the_schema_is_json_and_lists_every_key(tmp_path):
+    from training.schema import main
+    from training.train_config import EVAL_KEYS, IMITATION_KEYS, PPO_KEYS, SELF_PLAY_KEYS, TOP_KEYS
+
+    assert main([str(tmp_path)]) == 0
+    schema = json.loads((tmp_path / "train_config.schema.json").read_text())
+    assert set(schema["properties"]) == TOP_KEYS and set(schema["required"]) == {"game", "total_steps"}
+    sections = {"ppo": PPO_KEYS, "self_play": SELF_PLAY_KEYS, "evaluation": EVAL_KEYS, "imitation": IMITATION_KEYS}
+    for name, keys in sections.items():
+        definition = schema["$defs"][schema["properties"][name]["$ref"].rpartition("/")[2]]
+        assert set(definition["properties"]) == keys and definition["additionalProperties"] is False, name
+    assert schema["properties"]["game"]["enum"] == list(rummy_envs.ENVS)
 
 
 def test_missing_keys_and_seed_lists():

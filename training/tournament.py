@@ -21,21 +21,21 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from itertools import combinations, permutations
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
 
 import rummy_envs
-from agents import make_agent, registered_agents
+from agents import make_agent
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.replay import game_log, replay_env
-from training.config import (ConfigError, check_keys, expect_choice, expect_int, expect_mapping,
-                             read_yaml)
+from training.config import (ConfigError, ConfigModel, GameId, KeyProblem, Options, check, check_agent, read_yaml,
+                             validate)
 
-CONFIG_KEYS = frozenset({"game", "options", "agents", "deals", "seed", "episode", "workers", "backend",
-                         "ray_address", "output_dir", "plots", "chunk_deals"})
 # Keys that change how a tournament runs but not its games: a resume may change them.
 RUN_KEYS = frozenset({"workers", "backend", "ray_address", "output_dir", "plots", "chunk_deals"})
 # The keys a games.jsonl record adds to its game log (rummy_envs.replay.LOG_KEYS).
@@ -45,24 +45,58 @@ GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
 
 
-@dataclass(frozen=True)
-class TournamentConfig:
+def _labelled(agents: Any) -> Any:
+    """A list of agent names as the mapping label -> name (each name its own label)."""
+    if not isinstance(agents, (list, dict)) or len(agents) < 2:
+        raise KeyProblem("", "expected a list of at least two agent names or a mapping label -> agent name")
+    if isinstance(agents, dict):
+        return agents
+    if len(set(map(str, agents))) != len(agents):
+        raise KeyProblem("", "an agent appears twice in the list; to play copies, give a mapping label -> agent name")
+    return {str(name): name for name in agents}
+
+
+Agents = Annotated[dict[str, str], BeforeValidator(_labelled), WithJsonSchema({"anyOf": [
+    {"type": "array", "items": {"type": "string"}, "minItems": 2, "uniqueItems": True},
+    {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 2}]})]
+
+
+class TournamentConfig(ConfigModel):
     """What to play: the game and its rules options, the agents (label -> registry name),
     how many shared deals, the seed and the episode length; and how: workers, backend,
-    where the outputs go."""
+    where the outputs go. The agents and the options are checked once the game is known."""
 
-    game: str
-    agents: dict[str, str]
-    deals: int = 100
-    seed: int = 0
-    episode: str = "hand"
-    options: dict[str, Any] = field(default_factory=dict)
-    workers: int = 1
-    backend: str = "local"
+    game: GameId
+    agents: Agents
+    deals: int = Field(100, ge=1)
+    seed: int = Field(0, ge=0)
+    episode: Literal["hand", "match"] = "hand"
+    options: Options = {}
+    workers: int = Field(1, ge=1, le=512)
+    backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     output_dir: str = "tournament_results"
     plots: bool = True
-    chunk_deals: int = 10
+    chunk_deals: int = Field(10, ge=1)
+
+    @field_validator("agents")
+    @classmethod
+    def _agents_play_the_game(cls, agents: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        for label, name in agents.items() if "game" in info.data else ():
+            check_agent(name, info.data["game"], label)
+        return agents
+
+    @field_validator("options")
+    @classmethod
+    def _episode_apart(cls, options: dict[str, Any]) -> dict[str, Any]:
+        if "episode" in options:
+            raise KeyProblem("episode", "set the episode with the top-level key 'episode'")
+        return options
+
+    @model_validator(mode="after")
+    def _env_builds(self) -> TournamentConfig:
+        check(lambda: rummy_envs.ENVS[self.game].raw_env(**self.env_options), "options")
+        return self
 
     @property
     def env_options(self) -> dict[str, Any]:
@@ -70,39 +104,13 @@ class TournamentConfig:
 
     def game_fields(self) -> dict[str, Any]:
         """The part of the config that decides the games (what a resume must match)."""
-        return {k: v for k, v in asdict(self).items() if k not in RUN_KEYS}
+        return self.model_dump(mode="json", exclude=set(RUN_KEYS))
 
 
 def parse_config(data: dict[str, Any], where: str = "tournament config") -> TournamentConfig:
     """Validate a config mapping: unknown keys, games, agents and rules options fail here,
     naming the key, before any game is played."""
-    check_keys(data, CONFIG_KEYS, where)
-    if "game" not in data:
-        raise ConfigError(f"{where}: missing key 'game'; one of {', '.join(rummy_envs.ENVS)}")
-    game = expect_choice("game", data["game"], tuple(rummy_envs.ENVS))
-    agents = _parse_agents(data.get("agents"), game)
-    options = expect_mapping("options", data.get("options"))
-    if "episode" in options:
-        raise ConfigError("config key 'options.episode': set the episode with the top-level key 'episode'")
-    config = TournamentConfig(
-        game=game,
-        agents=agents,
-        deals=expect_int("deals", data.get("deals", 100), 1),
-        seed=expect_int("seed", data.get("seed", 0), 0),
-        episode=expect_choice("episode", data.get("episode", "hand"), ("hand", "match")),
-        options=options,
-        workers=expect_int("workers", data.get("workers", 1), 1, 512),
-        backend=expect_choice("backend", data.get("backend", "local"), ("local", "ray")),
-        ray_address=_optional_str("ray_address", data.get("ray_address")),
-        output_dir=str(data.get("output_dir", "tournament_results")),
-        plots=_bool("plots", data.get("plots", True)),
-        chunk_deals=expect_int("chunk_deals", data.get("chunk_deals", 10), 1),
-    )
-    try:
-        rummy_envs.ENVS[game].raw_env(**config.env_options)
-    except ValueError as err:
-        raise ConfigError(f"config key 'options': {err}") from err
-    return config
+    return validate(TournamentConfig, data, where)
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
@@ -110,38 +118,6 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     data = read_yaml(path)
     data.update({k: v for k, v in overrides.items() if v is not None})
     return parse_config(data, where=str(path))
-
-
-def _parse_agents(value: Any, game: str) -> dict[str, str]:
-    if isinstance(value, list):
-        value = {str(name): name for name in value}
-    if not isinstance(value, dict) or len(value) < 2:
-        raise ConfigError("config key 'agents': expected a list of at least two agent names "
-                          "or a mapping label -> agent name")
-    if len(set(value)) != len(value):
-        raise ConfigError("config key 'agents': an agent label appears twice")
-    known = registered_agents(game)
-    for label, name in value.items():
-        if not isinstance(name, str) or not (name in known or name.startswith("ppo:")):
-            raise ConfigError(f"config key 'agents': unknown agent {name!r} for game {game!r}; "
-                              f"known: {', '.join(known)} or ppo:<path>")
-        try:
-            make_agent(name, game, 0)
-        except (ValueError, OSError) as err:
-            raise ConfigError(f"config key 'agents': agent {label!r}: {err}") from err
-    return {str(k): v for k, v in value.items()}
-
-
-def _optional_str(key: str, value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"config key {key!r}: expected a string, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"config key {key!r}: expected true or false, got {value!r}")
-    return value
 
 
 # ----------------------------------------------------------------------------------------
@@ -389,7 +365,7 @@ def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[s
     from training.stats import pairing_results, ratings
 
     return {
-        "config": asdict(config),
+        "config": config.model_dump(mode="json"),
         "rummy_envs_version": rummy_envs.__version__,
         "games": len(records),
         "pairings": [p.to_dict() for p in pairing_results(records)],

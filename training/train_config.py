@@ -1,4 +1,4 @@
-"""Training configs (``configs/<game>/*.yaml``), validated at load time.
+"""Training configs (``configs/<game>/*.yaml``), validated at load time by the pydantic models below.
 
 Every key is checked before a step is trained: an unknown key, a bad value or a rules
 option the game rejects fails with a ``ConfigError`` naming the key (``ppo.batch_size``,
@@ -8,111 +8,176 @@ checked (and the opponent pool built) on machines without the ``train`` extra.
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 import rummy_envs
-from agents import make_agent, registered_agents
-from agents.base import PPO_PREFIX
 from agents.features import feature_set
-from training.config import ConfigError, check_keys, expect_choice, expect_int, expect_mapping, read_yaml
+from training.config import (ConfigError, ConfigModel, GameId, KeyProblem, NoneIsEmpty, NonEmptyStr, Number,
+                             Options, check, check_agent, read_yaml, validate)
 from training.learner_env import POTENTIALS
 
 SELF = "self"  # the opponent-mix entry that stands for past snapshots of the learner
 ENV_ONLY_OPTIONS = ("reward", "reward_scale", "illegal_action", "render_mode", "episode")  # not rules options
-ACTIVATIONS = ("tanh", "relu")
 
 
-@dataclass(frozen=True)
-class PPOSettings:
+class PPOSettings(ConfigModel):
     """MaskablePPO's hyperparameters (stable-baselines3 names) and the network."""
 
-    learning_rate: float = 3e-4
-    n_steps: int = 256
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None
-    net_arch: tuple[int, ...] = (256, 256)
-    activation: str = "tanh"
+    learning_rate: Number = Field(3e-4, gt=0)
+    n_steps: int = Field(256, ge=2)
+    batch_size: int = Field(512, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: Number = Field(0.995, ge=0, le=1)
+    gae_lambda: Number = Field(0.95, ge=0, le=1)
+    clip_range: Number = Field(0.2, gt=0)
+    ent_coef: Number = Field(0.01, ge=0)
+    vf_coef: Number = Field(0.5, ge=0)
+    max_grad_norm: Number = Field(0.5, gt=0)
+    target_kl: Number | None = Field(None, gt=0)
+    net_arch: list[Annotated[int, Field(gt=0)]] = [256, 256]
+    activation: Literal["tanh", "relu"] = "tanh"
 
 
-@dataclass(frozen=True)
-class SelfPlaySettings:
+class SelfPlaySettings(ConfigModel):
     """The opponent pool: every ``snapshot_every`` steps the learner's policy joins the pool
     of the last ``pool_size`` snapshots; each opponent seat of each episode is drawn from
     ``opponents`` (weights; ``self`` means a uniformly drawn snapshot)."""
 
-    snapshot_every: int = 50_000
-    pool_size: int = 8
-    opponents: dict[str, float] = field(default_factory=lambda: {SELF: 0.5, "heuristic": 0.2, "novice": 0.2,
-                                                                 "random": 0.1})
+    snapshot_every: int = Field(50_000, ge=1)
+    pool_size: int = Field(8, ge=1)
+    opponents: dict[str, Annotated[Number, Field(ge=0)]] = {SELF: 0.5, "heuristic": 0.2, "novice": 0.2, "random": 0.1}
+
+    @field_validator("opponents")
+    @classmethod
+    def _some_weight(cls, opponents: dict[str, float]) -> dict[str, float]:
+        if sum(opponents.values()) <= 0:
+            raise KeyProblem("", "expected at least one opponent with a weight > 0")
+        return opponents
 
 
-@dataclass(frozen=True)
-class EvalSettings:
+class EvalSettings(ConfigModel):
     """Periodic duplicate tournaments of the learner against fixed agents, every ``every``
     steps and at the end, on the same ``deals`` shared deals (seed ``seed``) each time."""
 
-    every: int = 100_000
-    deals: int = 100
-    opponents: tuple[str, ...] = ("random", "novice", "heuristic")
-    workers: int = 1
-    seed: int = 2027
+    every: int = Field(100_000, ge=1)
+    deals: int = Field(100, ge=1)
+    opponents: list[str] = ["random", "novice", "heuristic"]
+    workers: int = Field(1, ge=1, le=512)
+    seed: int = Field(2027, ge=0)
+
+    @field_validator("opponents")
+    @classmethod
+    def _distinct(cls, opponents: list[str]) -> list[str]:
+        if not opponents or len(set(opponents)) != len(opponents):
+            raise KeyProblem("", f"expected a list of distinct agent names, got {opponents!r}")
+        return opponents
 
 
-@dataclass(frozen=True)
-class ImitationSettings:
+class ImitationSettings(ConfigModel):
     """An optional warm start (``training.imitation``): before PPO, the policy clones
     ``teacher`` (an agent name; none: off) over ``decisions`` of its decisions, in
     ``epochs`` passes of ``batch_size`` at ``learning_rate``."""
 
     teacher: str | None = None
-    decisions: int = 100_000
-    epochs: int = 4
-    batch_size: int = 512
-    learning_rate: float = 1e-3
+    decisions: int = Field(100_000, ge=1)
+    epochs: int = Field(4, ge=1)
+    batch_size: int = Field(512, ge=1)
+    learning_rate: Number = Field(1e-3, gt=0)
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """A training run: the game and env options, the budget, the runtime and the three
-    groups of settings above. ``output_dir`` holds one folder per seed. ``reward_shaping``
-    is the weight of the game's shaping potential (``training.learner_env``; 0 turns it off);
-    ``features`` names a feature set of ``agents.features`` appended to the observation."""
+class TrainConfig(ConfigModel):
+    """A training run: the game and env options, the budget, the runtime and the four
+    sections above. ``output_dir`` (default ``runs/<game>``) holds one folder per seed.
+    ``reward_shaping`` is the weight of the game's shaping potential (``training.learner_env``;
+    0 turns it off); ``features`` names a feature set of ``agents.features`` appended to the
+    observation. The checks that need the game (its env options, agents, features and
+    potential) run once the game is known: fields are validated in order."""
 
-    game: str
-    total_steps: int
-    env: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    n_envs: int = 8
-    vec_env: str = "dummy"
-    torch_threads: int = 1
-    checkpoint_every: int = 100_000
-    output_dir: str = "runs"
-    export_dir: str | None = None
+    game: GameId
+    total_steps: int = Field(ge=1)
+    env: Options = {}
+    seed: int = Field(0, ge=0)
+    n_envs: int = Field(8, ge=1, le=256)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    torch_threads: int = Field(1, ge=1, le=256)
+    checkpoint_every: int = Field(100_000, ge=1)
+    output_dir: NonEmptyStr = "runs/<game>"
+    export_dir: NonEmptyStr | None = None
     progress_bar: bool = True
     tensorboard: bool = True
-    reward_shaping: float = 0.0
+    reward_shaping: Number = Field(0.0, ge=0)
     features: str | None = None
-    ppo: PPOSettings = field(default_factory=PPOSettings)
-    self_play: SelfPlaySettings = field(default_factory=SelfPlaySettings)
-    evaluation: EvalSettings = field(default_factory=EvalSettings)
-    imitation: ImitationSettings = field(default_factory=ImitationSettings)
+    ppo: Annotated[PPOSettings, NoneIsEmpty] = Field(default_factory=PPOSettings, validate_default=True)
+    self_play: Annotated[SelfPlaySettings, NoneIsEmpty] = Field(default_factory=SelfPlaySettings, validate_default=True)
+    evaluation: Annotated[EvalSettings, NoneIsEmpty] = Field(default_factory=EvalSettings, validate_default=True)
+    imitation: Annotated[ImitationSettings, NoneIsEmpty] = Field(default_factory=ImitationSettings, validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _output_dir_of_the_game(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "output_dir" not in data and isinstance(data.get("game"), str):
+            return {**data, "output_dir": f"runs/{data['game']}"}
+        return data
+
+    @field_validator("env")
+    @classmethod
+    def _env_builds(cls, env: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        if "game" in info.data:
+            check(lambda: rummy_envs.ENVS[info.data["game"]].raw_env(**env))
+        return env
+
+    @field_validator("reward_shaping")
+    @classmethod
+    def _game_has_a_potential(cls, weight: float, info: ValidationInfo) -> float:
+        game = info.data.get("game")
+        if weight > 0 and game is not None and game not in POTENTIALS:
+            raise KeyProblem("", f"{game} has no shaping potential (games with one: {', '.join(POTENTIALS)}); "
+                                 "set it to 0")
+        return weight
+
+    @field_validator("features")
+    @classmethod
+    def _features_of_the_game(cls, name: str | None, info: ValidationInfo) -> str | None:
+        if name is not None and "game" in info.data:
+            check(lambda: feature_set(name, info.data["game"]))
+        return name
+
+    @field_validator("ppo")
+    @classmethod
+    def _batch_fits_a_rollout(cls, ppo: PPOSettings, info: ValidationInfo) -> PPOSettings:
+        n_envs = info.data.get("n_envs")
+        if n_envs is not None and ppo.batch_size > ppo.n_steps * n_envs:
+            raise KeyProblem("batch_size", f"{ppo.batch_size} is larger than a rollout "
+                                           f"(ppo.n_steps * n_envs = {ppo.n_steps * n_envs})")
+        return ppo
+
+    @field_validator("self_play")
+    @classmethod
+    def _pool_agents_play_the_game(cls, self_play: SelfPlaySettings, info: ValidationInfo) -> SelfPlaySettings:
+        for name in self_play.opponents if "game" in info.data else ():
+            check_agent(name, info.data["game"], f"opponents.{name}", also=(SELF,))
+        return self_play
+
+    @field_validator("evaluation")
+    @classmethod
+    def _opponents_play_the_game(cls, evaluation: EvalSettings, info: ValidationInfo) -> EvalSettings:
+        for name in evaluation.opponents if "game" in info.data else ():
+            check_agent(name, info.data["game"], "opponents")
+        return evaluation
+
+    @field_validator("imitation")
+    @classmethod
+    def _teacher_plays_the_game(cls, imitation: ImitationSettings, info: ValidationInfo) -> ImitationSettings:
+        if imitation.teacher is not None and "game" in info.data:
+            check_agent(imitation.teacher, info.data["game"], "teacher")
+        return imitation
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved config as plain JSON-able data (saved beside every checkpoint)."""
-        data = asdict(self)
-        data["ppo"]["net_arch"] = list(self.ppo.net_arch)
-        data["evaluation"]["opponents"] = list(self.evaluation.opponents)
-        return data
+        return self.model_dump(mode="json")
 
     @property
     def rules_options(self) -> dict[str, Any]:
@@ -125,16 +190,14 @@ class TrainConfig:
 
     def with_overrides(self, **overrides: Any) -> TrainConfig:
         """A copy with top-level keys replaced (the command-line flags), validated again."""
-        data = self.to_dict()
-        data.update({k: v for k, v in overrides.items() if v is not None})
-        return parse_config(data)
+        return parse_config({**self.to_dict(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
-TOP_KEYS = frozenset(f.name for f in TrainConfig.__dataclass_fields__.values())
-PPO_KEYS = frozenset(PPOSettings.__dataclass_fields__)
-SELF_PLAY_KEYS = frozenset(SelfPlaySettings.__dataclass_fields__)
-EVAL_KEYS = frozenset(EvalSettings.__dataclass_fields__)
-IMITATION_KEYS = frozenset(ImitationSettings.__dataclass_fields__)
+TOP_KEYS = frozenset(TrainConfig.model_fields)
+PPO_KEYS = frozenset(PPOSettings.model_fields)
+SELF_PLAY_KEYS = frozenset(SelfPlaySettings.model_fields)
+EVAL_KEYS = frozenset(EvalSettings.model_fields)
+IMITATION_KEYS = frozenset(ImitationSettings.model_fields)
 
 
 def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
@@ -146,174 +209,7 @@ def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
 
 def parse_config(data: dict[str, Any], where: str = "training config") -> TrainConfig:
     """Validate a config mapping (see the module docstring)."""
-    check_keys(data, TOP_KEYS, where)
-    for required in ("game", "total_steps"):
-        if required not in data:
-            raise ConfigError(f"{where}: missing key {required!r}")
-    game = expect_choice("game", data["game"], tuple(rummy_envs.ENVS))
-    env = expect_mapping("env", data.get("env"))
-    try:
-        rummy_envs.ENVS[game].raw_env(**env)
-    except (TypeError, ValueError) as err:
-        raise ConfigError(f"config key 'env': {err}") from err
-    ppo = _parse_ppo(expect_mapping("ppo", data.get("ppo")), where)
-    n_envs = expect_int("n_envs", data.get("n_envs", TrainConfig.n_envs), 1, 256)
-    if ppo.batch_size > ppo.n_steps * n_envs:
-        raise ConfigError(f"config key 'ppo.batch_size': {ppo.batch_size} is larger than a rollout "
-                          f"(ppo.n_steps * n_envs = {ppo.n_steps * n_envs})")
-    return TrainConfig(
-        game=game,
-        total_steps=expect_int("total_steps", data["total_steps"], 1),
-        env=env,
-        seed=expect_int("seed", data.get("seed", 0), 0),
-        n_envs=n_envs,
-        vec_env=expect_choice("vec_env", data.get("vec_env", "dummy"), ("dummy", "subproc")),
-        torch_threads=expect_int("torch_threads", data.get("torch_threads", 1), 1, 256),
-        checkpoint_every=expect_int("checkpoint_every", data.get("checkpoint_every", TrainConfig.checkpoint_every), 1),
-        output_dir=_expect_str("output_dir", data.get("output_dir", f"runs/{game}")),
-        export_dir=None if data.get("export_dir") is None else _expect_str("export_dir", data["export_dir"]),
-        progress_bar=_expect_bool("progress_bar", data.get("progress_bar", True)),
-        tensorboard=_expect_bool("tensorboard", data.get("tensorboard", True)),
-        reward_shaping=_parse_shaping(data.get("reward_shaping", 0.0), game),
-        features=_parse_features(data.get("features"), game),
-        ppo=ppo,
-        self_play=_parse_self_play(expect_mapping("self_play", data.get("self_play")), game, where),
-        evaluation=_parse_evaluation(expect_mapping("evaluation", data.get("evaluation")), game, where),
-        imitation=_parse_imitation(expect_mapping("imitation", data.get("imitation")), game, where),
-    )
-
-
-def _parse_shaping(value: Any, game: str) -> float:
-    weight = expect_number("reward_shaping", value, 0.0)
-    if weight > 0 and game not in POTENTIALS:
-        raise ConfigError(f"config key 'reward_shaping': {game} has no shaping potential (games with one: "
-                          f"{', '.join(POTENTIALS)}); set it to 0")
-    return weight
-
-
-def _parse_features(value: Any, game: str) -> str | None:
-    if value is None:
-        return None
-    try:
-        feature_set(value, game)
-    except (TypeError, ValueError) as err:
-        raise ConfigError(f"config key 'features': {err}") from err
-    return value
-
-
-def _parse_ppo(data: dict[str, Any], where: str) -> PPOSettings:
-    check_keys(data, PPO_KEYS, f"{where}: ppo")
-    d = PPOSettings()
-    net_arch = data.get("net_arch", list(d.net_arch))
-    if not isinstance(net_arch, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in net_arch):
-        raise ConfigError(f"config key 'ppo.net_arch': expected a list of positive layer widths, got {net_arch!r}")
-    target_kl = data.get("target_kl", d.target_kl)
-    return PPOSettings(
-        learning_rate=expect_number("ppo.learning_rate", data.get("learning_rate", d.learning_rate), 0.0, None, low_open=True),
-        n_steps=expect_int("ppo.n_steps", data.get("n_steps", d.n_steps), 2),
-        batch_size=expect_int("ppo.batch_size", data.get("batch_size", d.batch_size), 2),
-        n_epochs=expect_int("ppo.n_epochs", data.get("n_epochs", d.n_epochs), 1),
-        gamma=expect_number("ppo.gamma", data.get("gamma", d.gamma), 0.0, 1.0),
-        gae_lambda=expect_number("ppo.gae_lambda", data.get("gae_lambda", d.gae_lambda), 0.0, 1.0),
-        clip_range=expect_number("ppo.clip_range", data.get("clip_range", d.clip_range), 0.0, None, low_open=True),
-        ent_coef=expect_number("ppo.ent_coef", data.get("ent_coef", d.ent_coef), 0.0),
-        vf_coef=expect_number("ppo.vf_coef", data.get("vf_coef", d.vf_coef), 0.0),
-        max_grad_norm=expect_number("ppo.max_grad_norm", data.get("max_grad_norm", d.max_grad_norm), 0.0, None,
-                                    low_open=True),
-        target_kl=None if target_kl is None else expect_number("ppo.target_kl", target_kl, 0.0, None, low_open=True),
-        net_arch=tuple(net_arch),
-        activation=expect_choice("ppo.activation", data.get("activation", d.activation), ACTIVATIONS),
-    )
-
-
-def _parse_self_play(data: dict[str, Any], game: str, where: str) -> SelfPlaySettings:
-    check_keys(data, SELF_PLAY_KEYS, f"{where}: self_play")
-    d = SelfPlaySettings()
-    opponents = expect_mapping("self_play.opponents", data.get("opponents", d.opponents))
-    weights = {}
-    for name, weight in opponents.items():
-        key = f"self_play.opponents.{name}"
-        if name != SELF:
-            _check_agent(key, name, game)
-        weights[name] = expect_number(key, weight, 0.0)
-    if not weights or sum(weights.values()) <= 0:
-        raise ConfigError("config key 'self_play.opponents': expected at least one opponent with a weight > 0")
-    return SelfPlaySettings(
-        snapshot_every=expect_int("self_play.snapshot_every", data.get("snapshot_every", d.snapshot_every), 1),
-        pool_size=expect_int("self_play.pool_size", data.get("pool_size", d.pool_size), 1),
-        opponents=weights,
-    )
-
-
-def _parse_evaluation(data: dict[str, Any], game: str, where: str) -> EvalSettings:
-    check_keys(data, EVAL_KEYS, f"{where}: evaluation")
-    d = EvalSettings()
-    opponents = data.get("opponents", list(d.opponents))
-    if not isinstance(opponents, list) or not opponents or len(set(opponents)) != len(opponents):
-        raise ConfigError(f"config key 'evaluation.opponents': expected a list of distinct agent names, got {opponents!r}")
-    for name in opponents:
-        _check_agent("evaluation.opponents", name, game)
-    return EvalSettings(
-        every=expect_int("evaluation.every", data.get("every", d.every), 1),
-        deals=expect_int("evaluation.deals", data.get("deals", d.deals), 1),
-        opponents=tuple(opponents),
-        workers=expect_int("evaluation.workers", data.get("workers", d.workers), 1, 512),
-        seed=expect_int("evaluation.seed", data.get("seed", d.seed), 0),
-    )
-
-
-def _parse_imitation(data: dict[str, Any], game: str, where: str) -> ImitationSettings:
-    check_keys(data, IMITATION_KEYS, f"{where}: imitation")
-    d = ImitationSettings()
-    teacher = data.get("teacher")
-    if teacher is not None:
-        _check_agent("imitation.teacher", teacher, game)
-    return ImitationSettings(
-        teacher=teacher,
-        decisions=expect_int("imitation.decisions", data.get("decisions", d.decisions), 1),
-        epochs=expect_int("imitation.epochs", data.get("epochs", d.epochs), 1),
-        batch_size=expect_int("imitation.batch_size", data.get("batch_size", d.batch_size), 1),
-        learning_rate=expect_number("imitation.learning_rate", data.get("learning_rate", d.learning_rate), 0.0, None,
-                                    low_open=True),
-    )
-
-
-def _check_agent(key: str, name: Any, game: str) -> None:
-    """A registry name or ``ppo:<path>`` that builds for ``game``, else a ConfigError."""
-    known = registered_agents(game)
-    if not isinstance(name, str) or not (name in known or name.startswith(PPO_PREFIX)):
-        raise ConfigError(f"config key {key!r}: unknown agent {name!r} for {game}; known: {', '.join(known)}, "
-                          f"{SELF} (self-play opponents only) or {PPO_PREFIX}<path>")
-    try:
-        make_agent(name, game, 0)
-    except (ValueError, OSError) as err:
-        raise ConfigError(f"config key {key!r}: {err}") from err
-
-
-def expect_number(key: str, value: Any, low: float | None = None, high: float | None = None,
-                  low_open: bool = False) -> float:
-    """``value`` as a finite float in [low, high] (``(low, high]`` with ``low_open``), or a
-    ConfigError naming ``key``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        hint = " (YAML reads 3e-4 as text: write 3.0e-4)" if isinstance(value, str) else ""
-        raise ConfigError(f"config key {key!r}: expected a number, got {value!r}{hint}")
-    too_low = low is not None and (value <= low if low_open else value < low)
-    if too_low or (high is not None and value > high):
-        bounds = f"{'>' if low_open else '>='} {low}" + ("" if high is None else f" and <= {high}")
-        raise ConfigError(f"config key {key!r}: {value!r} is out of range; expected {bounds}")
-    return float(value)
-
-
-def _expect_str(key: str, value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"config key {key!r}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _expect_bool(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"config key {key!r}: expected true or false, got {value!r}")
-    return value
+    return validate(TrainConfig, data, where)
 
 
 def parse_seeds(text: str) -> list[int]:
