@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
              "workers": args.workers, "output_dir": str(out), "chunk_deals": max(1, deals // (4 * args.workers))},
             show=True)
         print(f"results, games and plots: {out}/")
-    print("\n=== speed (this machine; peers: python -m benchmarks.bench_gin) ===")
+    print("\n=== speed (this machine; peers: python -m benchmarks.bench_gin_rummy) ===")
     for game in rummy_envs.ENVS:
         print(f"{game}: {random_play_rate(game, args.seconds):,.0f} agent steps/s (random play, full AEC API)")
     print(f"gin deadwood: {deadwood_rate(args.seconds):,.0f} hands/s (random 10-card hands)")
