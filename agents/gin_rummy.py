@@ -2,8 +2,8 @@
 
 ``GinNoviceAgent`` is the greedy baseline; ``GinHeuristicAgent`` adds a one-draw lookahead
 and a model of the opponent's hand to avoid feeding it. Both agents read only
-``player_view()`` (a ``GinView``) and the engine's public helpers, so they never see a
-hidden card. They share the showdown play: with
+``player_view()`` (a ``GinView``, with the rules options in ``view.rules``) and the engine's
+public helpers, so they never see a hidden card. They share the showdown play: with
 ``knocker_arrangement="explicit"`` or ``layoff_mode="explicit"`` they declare the
 arrangement of least deadwood (for the defender: counting the layoffs it allows) and lay
 off everything that fits.
@@ -199,8 +199,9 @@ def best_discard_deadwood(hand: int, keep: int = 0) -> int:
 
 
 class _Reading:
-    """What the heuristic reads off one view: the odds that each unseen card is the next stock
-    card, and the odds that the opponent holds each card (and pairs of them).
+    """What the heuristic reads off one view: the hand's stakes (the knock limit, the worth of
+    gin), the odds that each unseen card is the next stock card, and the odds that the
+    opponent holds each card (and pairs of them).
 
     The opponent model: it holds its pick-ups and cards near them; it keeps melds and throws
     its highest loose card first, so an unseen card above its last discard is in its hand
@@ -209,6 +210,8 @@ class _Reading:
 
     def __init__(self, view: GinView, agent: GinHeuristicAgent) -> None:
         self.agent = agent
+        self.limit = view.knock_limit
+        self.gin_worth = view.rules.gin_bonus + agent.gin_margin
         self.hand = C.to_mask(view.hand)
         self.opponent_known = C.to_mask(view.opponent_known)
         unseen = C.FULL_DECK_MASK & ~self.hand & ~C.to_mask(view.discard_pile) & ~self.opponent_known
@@ -301,8 +304,10 @@ class GinHeuristicAgent(_GinAgent):
     the opponent does not hold it) plus ``danger_weight`` times the chance that the card
     melds in the opponent's hand (see ``_Reading``). Draw: the top discard when the hand
     after taking it is worth more than the expected stock draw. Knock: gin always; a knock
-    while the stock is long, late only with little deadwood, and only gin against an
-    opponent that shows it is not building melds; the 50th card only for a low knock.
+    while many draws are left (the stock above the rules' ``dead_stock_size``), late only
+    with little deadwood, and only gin against an opponent that shows it is not building
+    melds; the 50th card only for a low knock. The knock limit, the gin bonus and the end of
+    the stock are read off the view's rules.
     Deterministic (no randomness; ``seed`` is accepted for the registry) and without memory:
     each move reads the view.
     """
@@ -311,7 +316,7 @@ class GinHeuristicAgent(_GinAgent):
 
     horizon = 2.0  # how many future draws the outs of a kept hand are worth
     knock_bonus = 20.0  # worth of reaching a knockable hand, in deadwood points (about a knock's win)
-    gin_bonus = 30.0  # extra worth of a gin hand (the gin bonus, no layoffs)
+    gin_margin = 5.0  # a gin hand is worth the rules' gin_bonus plus this (no layoffs against it)
     danger_weight = 12.0  # cost of handing the opponent a meld, in deadwood points
     take_margin = 0.5  # the discard must beat the expected stock draw by this much
     high_card_factor = 0.3  # odds the opponent holds an unseen card above its last discard
@@ -320,48 +325,48 @@ class GinHeuristicAgent(_GinAgent):
     pair_excluded = 0.2  # odds left for a pair that would have melded a card it threw or passed
     pickup_boost = 2.0  # odds the opponent holds a card near one it picked up
     discard_window = 10  # score only discards leaving at most this much more than the fewest deadwood
-    weak_opponent_gin_stock = 6  # against a weak opponent, only gin while the stock has this many
-    late_stock = 10  # with this many stock cards or fewer, knock only with little deadwood
+    weak_opponent_gin_draws = 4  # against a weak opponent, only gin while this many draws are left
+    late_draws = 8  # with this many draws left or fewer, knock only with little deadwood
     late_knock_max = 5  # most deadwood for a late knock
     last_chance_knock_max = 4  # most deadwood for a knock on the 50th card
 
     def _takes_top(self, view: GinView) -> bool:
         assert view.top_discard is not None
-        return self._takes(view.top_discard, _Reading(view, self), view.knock_limit)
+        return self._takes(view.top_discard, _Reading(view, self))
 
-    def _value(self, deadwood: int, limit: int) -> float:
+    def _value(self, deadwood: int, reading: _Reading) -> float:
         """A hand's worth as deadwood, less the bonuses for being able to knock or go gin."""
-        return deadwood - self.knock_bonus * (deadwood <= limit) - self.gin_bonus * (deadwood == 0)
+        return deadwood - self.knock_bonus * (deadwood <= reading.limit) - reading.gin_worth * (deadwood == 0)
 
-    def _outlook(self, hand: int, reading: _Reading, limit: int) -> float:
+    def _outlook(self, hand: int, reading: _Reading) -> float:
         """Expected ``_value`` of a 10-card hand after one stock draw and its best discard.
 
         A card that melds with nothing stays deadwood: it is thrown back or swapped for the
         worst card, so those cards are summed by value; the few that meld are tried one by one."""
         now = M.min_deadwood(hand)
         if not reading.stock_odds:
-            return self._value(now, limit)
+            return self._value(now, reading)
         nine_best = best_discard_deadwood(hand)
-        unmelded = [self._value(min(now, value + nine_best), limit) for value in range(11)]
+        unmelded = [self._value(min(now, value + nine_best), reading) for value in range(11)]
         total = sum(odds * unmelded[value] for value, odds in enumerate(reading.odds_by_value))
         for card, odds in reading.melders:
             if can_meld(hand, card):
-                melded = self._value(best_discard_deadwood(hand | 1 << card), limit)
+                melded = self._value(best_discard_deadwood(hand | 1 << card), reading)
                 total += odds * (melded - unmelded[C.GIN_VALUES[card]])
         return total
 
-    def _takes(self, top: int, reading: _Reading, limit: int) -> bool:
+    def _takes(self, top: int, reading: _Reading) -> bool:
         """Take the top discard when the hand after taking it (and the best discard other than
         it) is worth more than the expected stock draw."""
         taken = best_discard_deadwood(reading.hand | 1 << top, keep=1 << top)
-        return self._value(taken, limit) + self.take_margin < self._outlook(reading.hand, reading, limit)
+        return self._value(taken, reading) + self.take_margin < self._outlook(reading.hand, reading)
 
-    def _discard_score(self, card: int, reading: _Reading, limit: int) -> float:
+    def _discard_score(self, card: int, reading: _Reading) -> float:
         """Lower is better: deadwood left, less the expected gain of the draws to come, plus
         the risk of feeding the opponent."""
         rest = reading.hand ^ 1 << card
         now = M.min_deadwood(rest)
-        gain = self._outlook(rest, reading, limit) - now
+        gain = self._outlook(rest, reading) - now
         return now + self.horizon * gain + self.danger_weight * reading.danger(card)
 
     def _should_knock(self, deadwood: int, view: GinView) -> bool:
@@ -370,9 +375,10 @@ class GinHeuristicAgent(_GinAgent):
         stock lasts."""
         if deadwood == 0:
             return True
-        if view.stock_size >= self.weak_opponent_gin_stock and _plays_weakly(view):
+        draws_left = view.stock_size - view.rules.dead_stock_size
+        if draws_left >= self.weak_opponent_gin_draws and _plays_weakly(view):
             return False
-        return view.stock_size > self.late_stock or deadwood <= self.late_knock_max
+        return draws_left > self.late_draws or deadwood <= self.late_knock_max
 
     def _discard_or_knock(self, view: GinView) -> int:
         """Big gin, gin or a knock worth making; otherwise the best-scored discard."""
@@ -383,11 +389,10 @@ class GinHeuristicAgent(_GinAgent):
             knock = _lowest_knock(view)
             if self._should_knock(M.min_deadwood(reading.hand ^ 1 << (knock - G.KNOCK)), view):
                 return knock
-        limit = view.knock_limit
         left = {c: M.min_deadwood(reading.hand ^ 1 << c) for c in _discard_choices(view)}
         fewest = min(left.values())
         choices = [c for c, deadwood in left.items() if deadwood <= fewest + self.discard_window]
-        card = min(choices, key=lambda c: (self._discard_score(c, reading, limit), -C.GIN_VALUES[c], -c))
+        card = min(choices, key=lambda c: (self._discard_score(c, reading), -C.GIN_VALUES[c], -c))
         return G.DISCARD + card
 
     def _last_chance(self, view: GinView) -> int:

@@ -1,15 +1,18 @@
 """Brute-force Gin Rummy oracle, written for clarity rather than speed.
 
 It is deliberately independent of the library's meld code: it imports only
-``rummy_envs.cards`` (card ids and parsing). Rules are those of
-``rules/gin_rummy.md`` sections 1, 2 and 5:
+``rummy_envs.cards`` (card ids and parsing). Rules are those of docs/gin_rummy.md
+(#cards-and-melds, #showdown, #scoring-a-hand and #oklahoma):
 
 * card id = suit * 13 + rank, rank 0..12 = A..K, suits C, D, H, S;
 * deadwood values A = 1, 2-10 face value, J/Q/K = 10;
 * a set is 3 or 4 cards of one rank; a run is 3 or more cards of one suit with
   consecutive ranks, ace low only (A-2-3 is a run, Q-K-A is not);
 * a layoff is a 4th card on a 3-card set or a card extending a run at either end, and
-  layoffs chain.
+  layoffs chain;
+* a showdown scores gin (bonus plus the defender's deadwood), a knock below the defender
+  (the difference) or an undercut (the difference plus the bonus), times the Oklahoma
+  multiplier; an Oklahoma upcard sets the knock limit by its rank.
 
 Every function enumerates everything: all melds of the hand (every run length, every
 3-subset of a 4-card set), then every collection of pairwise disjoint melds.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import combinations
+from typing import Any
 
 from rummy_envs.cards import parse
 
@@ -193,4 +197,50 @@ def oracle_defender_deadwood(defender, knocker_melds) -> int:
         melded = set().union(*arrangement) if arrangement else set()
         remaining = [c for c in ids if c not in melded]
         best = min(best, best_layoff_deadwood(remaining, k_melds))
+    return best
+
+
+# ---------------------------------------------------------------------------------------
+# Stakes and scores (``config`` is a GinConfig; only its option values are read)
+# ---------------------------------------------------------------------------------------
+
+SPADES = 3
+
+
+def oracle_stakes(config: Any, upcard: int) -> tuple[int, int]:
+    """(knock limit, multiplier) of a hand with this upcard."""
+    if config.variant != "oklahoma":
+        return config.knock_limit, 1
+    rank = card_rank(upcard)
+    if rank == 0:
+        limit = 0 if config.oklahoma_ace_gin_only else 1
+    else:
+        limit = 10 if rank >= 9 else rank + 1
+    doubled = config.oklahoma_spade_double and card_suit(upcard) == SPADES
+    return limit, 2 if doubled else 1
+
+
+def oracle_score(config: Any, k: int, d: int, big_gin: bool, multiplier: int) -> tuple[bool, int]:
+    """(the knocker wins, points) of a showdown with deadwoods k and d."""
+    if k == 0:
+        return True, ((config.big_gin_bonus if big_gin else config.gin_bonus) + d) * multiplier
+    if k < d or (k == d and not config.undercut_on_tie):
+        return True, (d - k) * multiplier
+    return False, (k - d + config.undercut_bonus) * multiplier
+
+
+def oracle_best_knock(config: Any, knocker: list[int], defender: list[int], limit: int, big_gin: bool,
+                      multiplier: int) -> int:
+    """The knocker's best net result (points won, minus points lost) over every arrangement of
+    its hand within the limit, each met by the defender's best reply."""
+    best = None
+    for arrangement in all_arrangements(knocker):
+        k = hand_value(knocker) - sum(hand_value(m) for m in arrangement)
+        if k > limit:
+            continue
+        d = oracle_defender_deadwood(defender, arrangement) if k else oracle_deadwood(defender)
+        wins, points = oracle_score(config, k, d, big_gin, multiplier)
+        net = points if wins else -points
+        best = net if best is None else max(best, net)
+    assert best is not None, "a legal knock has an arrangement within the limit"
     return best

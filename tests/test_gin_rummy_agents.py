@@ -28,7 +28,7 @@ def scenario(mine: str, theirs: str, pile: str, phase: str = "DRAW", stock_size:
 
 def view(data: dict, **options: object) -> GinView:
     """Player 0's view of the scenario under these rules options."""
-    return GinState.from_dict({**data, "options": options}).view(0)
+    return GinState.from_dict({**data, "options": options}).player_view(0)
 
 
 def decide(agent_name: str, data: dict, **options: object) -> str:
@@ -90,6 +90,16 @@ def test_heuristic_knocks_early_and_holds_a_high_knock_late():
     assert decide("heuristic", late).startswith("DISCARD")
     low = "AC 2C 3C 5D 6D 7D 4H 5H 6H 2S TS"  # 2 deadwood: knock even late
     assert decide("heuristic", scenario(low, OPPONENT, "3S", phase="DISCARD", stock_size=6)) == "KNOCK(TS)"
+
+
+def test_heuristic_reads_the_end_of_the_stock_off_the_rules():
+    """A knock is late when few draws are left before the stock is down to the rules'
+    ``dead_stock_size`` (view.rules): with 14 stock cards it knocks with 9 deadwood, unless 8
+    of them are dead."""
+    hand = "AC 2C 3C 5D 6D 7D 4H 5H 6H 9S TS"  # knocking leaves 9 deadwood
+    data = scenario(hand, OPPONENT, "2S", phase="DISCARD", stock_size=14)
+    assert decide("heuristic", data) == "KNOCK(TS)"
+    assert decide("heuristic", data, dead_stock_size=8).startswith("DISCARD")
 
 
 def test_heuristic_keeps_a_pair_with_live_outs():

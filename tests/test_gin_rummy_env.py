@@ -2,10 +2,14 @@
 tests/test_env_contract.py: api_test and seed_test, invariants over random play, exact
 masks, leaks, determinizations, illegal actions, seeding, dicts and replay, layout,
 rendering, action names, dead steps) and what is particular to gin: hand sizes and the
-showdown through play, the hand's scoring formula, rewards and infos per hand and match,
-the caps, the explicit showdown's leaks and determinizations, the knock not revealing the
-defender's hand, the deal from a given deck, gin's options, the optional observation
-segments, the state vector and gin's action aliases.
+showdown through play, the hand's scoring formula, rewards and infos per hand and match
+(win_loss also on a reset from a finished state), the caps, the explicit showdown's leaks
+and determinizations, the knock not revealing the defender's hand, the deal from a given
+deck, gin's options, the optional observation segments, the state vector and gin's action
+aliases; and, over seeded games of standard, Oklahoma, explicit-showdown, 50th-card and
+match play, every observation segment (decoded) and the player view against a record of
+the public play kept here action by action, and the legal actions against a rules oracle
+written here from docs/gin_rummy.md#turn-phases.
 
 Fast versions run in CI (about 200 engine games per configuration); the thousands-of-games
 versions are marked ``slow`` (``pytest -m slow``).
@@ -16,10 +20,13 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 
+from gin_rummy_oracle import all_arrangements, can_lay_off, hand_value, oracle_deadwood, oracle_stakes
+from observations import counts, decode
 from rummy_envs import gin_rummy_v0
 from rummy_envs import cards as C
 from rummy_envs import melds as M
@@ -27,12 +34,13 @@ from rummy_envs.envs.base import rank_rewards
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.gin_rummy import GinConfig, GinState, Phase
 from env_contract import GameSpec, Watcher, leak_check, observed, play_env, play_out, shuffled_stock, snapshots
+from test_gin_rummy_rules import make_deck
 
 slow = pytest.mark.slow
 AGENTS = ["player_0", "player_1"]
 SHOWDOWN = (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF)
 
-# The option sets the brief names; each is an env configuration (rules + env options).
+# The option sets the contract runs the env under; each is an env configuration (rules + env options).
 ENV_OPTION_SETS = {
     "default": {},
     "match": {"episode": "match"},
@@ -160,7 +168,7 @@ def check_hand_result(config: GinConfig, result: G.HandResult, multiplier: int |
         assert result.points[w] > 0
     else:
         assert result.points[w] >= 0
-    if multiplier is not None:  # the hand's formula (§7), where the multiplier is known
+    if multiplier is not None:  # the hand's formula (docs/gin_rummy.md#scoring-a-hand), where the multiplier is known
         bonus = {"gin": config.gin_bonus, "big_gin": config.big_gin_bonus}.get(result.kind)
         expected = {"gin": (bonus or 0) + d, "big_gin": (bonus or 0) + d, "knock": d - k,
                     "undercut": k - d + config.undercut_bonus}[result.kind]
@@ -172,7 +180,7 @@ def make_env(**options):
 
 
 class GinWatcher(Watcher):
-    """Hand sizes and the showdown after every action; each hand's result by the spec's
+    """Hand sizes and the showdown after every action; each hand's result by the scoring
     formula (with the multiplier it was played under); the episode's end."""
 
     def __init__(self, config: GinConfig) -> None:
@@ -481,7 +489,7 @@ def test_sample_determinization_consistent_in_explicit_showdown():
         check_showdown_consistent(state)  # the real state is consistent
         for p in (0, 1):
             det = state.sample_determinization(p, rng)
-            assert det.view(p) == state.view(p)
+            assert det.player_view(p) == state.player_view(p)
             play_out(GIN, det, rng, f"observer {p}, knocker {state.knocker}, phase {state.phase.name}")
 
 
@@ -586,3 +594,323 @@ def test_action_name_aliases():
     raw = gin_rummy_v0.raw_env()
     assert raw.str_to_action("TAKE_UPCARD") == G.TAKE_DISCARD
     assert raw.str_to_action("discard(10h)") == G.DISCARD + C.parse_card("TH")
+
+
+# ---------------------------------------------------------------------------------------
+# Public play, followed action by action without the engine's bookkeeping
+# ---------------------------------------------------------------------------------------
+
+FULL_STOCK = 31
+
+
+@dataclass
+class Public:
+    """What both players have seen of the hand so far, and the match score from the hands won."""
+
+    upcard: int
+    dealer: int
+    pile: list[int]
+    stock: int = FULL_STOCK
+    discarded: list[set[int]] = field(default_factory=lambda: [set(), set()])
+    known: list[set[int]] = field(default_factory=lambda: [set(), set()])
+    passed: list[bool] = field(default_factory=lambda: [False, False])
+    taken: int | None = None
+    knocker: int = -1
+    declared: list[list[int]] = field(default_factory=lambda: [[], []])  # melds declared, per seat
+    laid: list[tuple[int, int]] = field(default_factory=list)  # (card, slot)
+
+    @classmethod
+    def deal(cls, state: GinState) -> Public:
+        """The public part of a fresh deal (or of a state dict read at the start of a hand)."""
+        return cls(upcard=state.upcard, dealer=state.dealer, pile=list(state.pile), stock=len(state.stock),
+                   passed=list(state.passed))
+
+    def play(self, state: GinState, action: int) -> None:
+        """Record ``action`` of the player to move in ``state`` (before it is applied)."""
+        p, phase = state.current_player, state.phase
+        if phase in (Phase.OFFER_ND, Phase.OFFER_D) and action == G.PASS:
+            self.passed[0 if phase == Phase.OFFER_ND else 1] = True
+        elif action == G.TAKE_DISCARD:
+            self._take(p)
+        elif action == G.DRAW_STOCK:
+            self.stock -= 1
+            self.taken = None
+        elif G.DISCARD <= action < G.KNOCK:
+            card = action - G.DISCARD
+            self.pile.append(card)
+            self.discarded[p].add(card)
+            self.known[p].discard(card)
+            self.taken = None
+        elif G.KNOCK <= action < G.MELD or action == G.BIG_GIN:
+            if phase == Phase.LAST_CHANCE:
+                self._take(p)
+            if action != G.BIG_GIN:
+                self.known[p].discard(action - G.KNOCK)
+            self.knocker, self.taken = p, None
+        elif G.MELD <= action < G.LAYOFF:
+            self.declared[p].append(C.from_mask(M.MELDS[action - G.MELD]))
+        elif G.LAYOFF <= action < G.NUM_ACTIONS:
+            self.laid.append(divmod(action - G.LAYOFF, C.NUM_CARDS)[::-1])
+
+    def _take(self, p: int) -> None:
+        card = self.pile.pop()
+        self.known[p].add(card)
+        self.taken = card
+
+
+def oracle_legal(state: GinState, public: Public) -> set[int]:
+    """The legal actions of the player to move, from the rules, the hands and the public record."""
+    cfg, p, phase = state.config, state.current_player, state.phase
+    hand = C.from_mask(state.hands[p])
+    limit, _ = oracle_stakes(cfg, public.upcard)
+    if phase in (Phase.OFFER_ND, Phase.OFFER_D):
+        return {G.TAKE_DISCARD, G.PASS}
+    if phase == Phase.FORCED_DRAW:
+        return {G.DRAW_STOCK}
+    if phase == Phase.DRAW:
+        return {G.DRAW_STOCK, G.TAKE_DISCARD}
+    if phase in (Phase.DISCARD, Phase.LAST_CHANCE):
+        banned = public.taken if phase == Phase.DISCARD else public.pile[-1]
+        if phase == Phase.LAST_CHANCE:
+            hand = hand + [banned]
+            out = {G.PASS}
+        else:
+            out = {G.DISCARD + c for c in hand if c != banned or cfg.allow_rediscard_taken_card}
+        for c in hand:
+            if (c != banned or cfg.allow_rediscard_taken_card) and oracle_deadwood([x for x in hand if x != c]) <= limit:
+                out.add(G.KNOCK + c)
+        if cfg.big_gin_bonus is not None and oracle_deadwood(hand) == 0:
+            out.add(G.BIG_GIN)
+        return out
+    declared = [c for meld in public.declared[p] for c in meld]
+    remaining = [c for c in hand if c not in declared and c not in {card for card, _ in public.laid}]
+    table_melds = {m for m in _melds_within(remaining)}
+    if phase == Phase.KNOCKER_MELD:
+        limit = 0 if state.big_gin else limit
+        out = {G.MELD + M.MELD_INDEX[C.to_mask(m)] for m in table_melds
+               if oracle_deadwood([c for c in remaining if c not in m]) <= limit}
+        return out | ({G.DONE} if hand_value(remaining) <= limit else set())
+    if phase == Phase.DEFENDER_MELD:
+        return {G.DONE} | {G.MELD + M.MELD_INDEX[C.to_mask(m)] for m in table_melds}
+    assert phase == Phase.LAYOFF
+    extents = [C.from_mask(m) for m in state.knocker_melds]
+    for card, slot in public.laid:
+        extents[slot].append(card)
+    return {G.DONE} | {G.LAYOFF + slot * C.NUM_CARDS + c for c in remaining for slot, extent in enumerate(extents)
+                       if can_lay_off(c, extent)}
+
+
+def _melds_within(cards: list[int]) -> list[tuple[int, ...]]:
+    """The melds of the meld table (sets of 3-4, runs of 3-5) made of these cards."""
+    out = []
+    for arrangement in all_arrangements(cards):
+        out += [tuple(sorted(m)) for m in arrangement if len(m) <= 5]
+    return sorted(set(out))
+
+
+# ---------------------------------------------------------------------------------------
+# Observations and views against the public record
+# ---------------------------------------------------------------------------------------
+
+
+def card_set(values: np.ndarray) -> set[int]:
+    """The cards of a 0/1 card segment."""
+    assert set(np.unique(values)) <= {0.0, 1.0}
+    return set(counts(values))
+
+
+def check_observation(env, public: Public, player: int, totals: list[int], wins: list[int]) -> None:
+    """Every segment of ``player``'s observation, and the view, against the public record."""
+    game, agent, opp = env.game, f"player_{player}", 1 - player
+    seg, view = decode(env, agent), env.player_view(agent)
+    limit, multiplier = oracle_stakes(game.config, public.upcard)
+    hand = set(C.from_mask(game.hands[player]))
+    top = public.pile[-1] if public.pile else None
+    assert card_set(seg["hand"]) == hand == set(view.hand)
+    assert card_set(seg["top_discard"]) == ({top} if top is not None else set()) and view.top_discard == top
+    assert card_set(seg["discard_pile"]) == set(public.pile) and list(view.discard_pile) == public.pile
+    assert card_set(seg["my_discards"]) == public.discarded[player] == set(view.discarded[0])
+    assert card_set(seg["opponent_discards"]) == public.discarded[opp] == set(view.discarded[1])
+    assert card_set(seg["opponent_known"]) == public.known[opp] == set(view.opponent_known)
+    assert seg["stock_size"][0] == pytest.approx(public.stock / FULL_STOCK) and view.stock_size == public.stock
+    assert card_set(seg["phase"]) == {int(game.phase)} and view.phase == game.phase
+    assert seg["knock_limit"][0] == pytest.approx(limit / 10) and view.knock_limit == limit
+    assert seg["doubled"][0] == (multiplier == 2) and view.multiplier == multiplier
+    is_dealer = public.dealer == player
+    assert list(seg["opening"]) == [is_dealer, *public.passed]
+    assert view.is_dealer == is_dealer and view.upcard_passed == tuple(public.passed)
+    assert list(seg["knocker"]) == [public.knocker == player, public.knocker == opp]
+    assert view.knocker == (None if public.knocker < 0 else 0 if public.knocker == player else 1)
+    assert view.taken_card == (public.taken if game.current_player == player else None)
+    slots = [card_set(seg["knocker_melds"][i * C.NUM_CARDS : (i + 1) * C.NUM_CARDS]) for i in range(3)]
+    assert slots[len(view.knocker_melds):] == [set()] * (3 - len(view.knocker_melds))
+    assert slots[: len(view.knocker_melds)] == [set(m) for m in view.knocker_melds]
+    assert card_set(seg["knocker_deadwood"]) == set(view.knocker_deadwood)
+    assert card_set(seg["my_melds"]) == {c for m in view.my_melds for c in m}
+    if public.knocker < 0:
+        assert not any(slots) and not view.knocker_deadwood and not view.my_melds
+    if "scores" in seg:
+        target = game.config.target_score
+        expected = [totals[player] / target, totals[opp] / target, wins[player] / 10, wins[opp] / 10]
+        assert seg["scores"] == pytest.approx(expected)
+        assert view.scores == (totals[player], totals[opp]) and view.hands_won == (wins[player], wins[opp])
+
+
+def check_showdown_view(game: GinState, public: Public, player: int) -> None:
+    """What each side sees of a showdown in progress (docs/gin_rummy.md#showdown): the defender
+    the knocker's layout with the layoffs, the knocker its own arrangement without them."""
+    view = game.player_view(player)
+    k = public.knocker
+    layout = [set(m) for m in view.knocker_melds]
+    declared = sorted(c for m in public.declared[k] for c in m)
+    if game.phase == Phase.KNOCKER_MELD:  # both see the melds declared so far
+        assert sorted(c for m in layout for c in m) == declared
+        return
+    laid = {card for card, _ in public.laid}
+    shown = {c for m in layout for c in m}
+    if player == k:
+        assert shown == set(declared) and {c for m in view.my_melds for c in m} == set(declared)
+        assert view.layoffs == ()
+    else:
+        assert shown == set(declared) | laid
+        assert {c for m in view.my_melds for c in m} == {c for m in public.declared[player] for c in m}
+        assert list(view.layoffs) == public.laid
+    assert set(view.knocker_deadwood) == set(C.from_mask(game.hands[k])) - set(declared)
+
+
+# ---------------------------------------------------------------------------------------
+# Determinizations
+# ---------------------------------------------------------------------------------------
+
+
+def check_determinization(state: GinState, rng: random.Random) -> None:
+    """For each player: the sample looks the same to that player (same view), keeps every card
+    whose place it knows, and redeals only the hidden cards among their places."""
+    for p in (0, 1):
+        det = state.sample_determinization(p, rng)
+        opp = 1 - p
+        assert det.player_view(p) == state.player_view(p)
+        assert det.hands[p] == state.hands[p] and det.pile == state.pile
+        assert det.discarded == state.discarded and det.known == state.known
+        assert det.known[opp] & det.hands[opp] == state.known[opp]
+        if state.knocker == opp:
+            assert det.hands[opp] == state.hands[opp]
+        if state.knocker == p:
+            assert det.knock_card == state.knock_card
+        hidden = state.hands[opp] & ~state.known[opp] if state.knocker != opp else 0
+        pool = hidden | C.to_mask(state.stock) | (1 << state.knock_card if state.knocker == opp and
+                                                  state.knock_card >= 0 else 0)
+        det_pool = (det.hands[opp] & ~state.known[opp] if state.knocker != opp else 0) | C.to_mask(det.stock)
+        det_pool |= 1 << det.knock_card if state.knocker == opp and det.knock_card >= 0 else 0
+        assert det_pool == pool and len(det.stock) == len(state.stock)
+        assert det.hands[opp].bit_count() == state.hands[opp].bit_count()
+
+
+# ---------------------------------------------------------------------------------------
+# Seeded games, checked at every decision
+# ---------------------------------------------------------------------------------------
+
+
+def varied(state: GinState, rng: random.Random) -> int:
+    """Play that takes, passes and knocks often enough to reach every kind of state."""
+    legal = state.legal_actions()
+    knocks = [a for a in legal if G.KNOCK <= a < G.MELD or a == G.BIG_GIN]
+    if knocks and rng.random() < 0.6:
+        return rng.choice(knocks)
+    if state.phase in (Phase.OFFER_ND, Phase.OFFER_D, Phase.DRAW) and rng.random() < 0.45:
+        return G.TAKE_DISCARD
+    if state.phase == Phase.DISCARD:
+        discards = [a for a in legal if G.DISCARD <= a < G.KNOCK]
+        hand = state.hands[state.current_player]
+        return min(discards, key=lambda a: (M.min_deadwood(hand ^ 1 << (a - G.DISCARD)), rng.random()))
+    if state.phase in (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF):
+        melds = [a for a in legal if a != G.DONE]
+        return rng.choice(melds) if melds and rng.random() < 0.8 else (G.DONE if G.DONE in legal else melds[0])
+    return rng.choice(legal)
+
+
+def play_checked(options: dict, seed: int, max_steps: int, start: dict | None = None, oracle_every: int = 1) -> GinState:
+    """Play a seeded game through the raw env, checking at every decision the observations of
+    both players, the legal actions (every ``oracle_every``-th decision) and a determinization."""
+    env = gin_rummy_v0.raw_env(**options)
+    env.reset(seed=seed, options={"state": start} if start else None)
+    game, rng = env.game, random.Random(seed)
+    public = Public.deal(game)
+    totals, wins = list(game.match.totals), list(game.match.wins)
+    for step in range(max_steps):
+        for player in (0, 1):
+            check_observation(env, public, player, totals, wins)
+            if public.knocker >= 0 and not game.is_terminal():
+                check_showdown_view(game, public, player)
+        if game.is_terminal():
+            break
+        if step % oracle_every == 0:
+            assert set(game.legal_actions()) == oracle_legal(game, public), (step, game.phase.name)
+            check_determinization(game, rng)
+        action = varied(game, rng)
+        hands_before = len(game.hand_results)
+        public.play(game, action)
+        env.step(action)
+        if len(game.hand_results) > hands_before:
+            result = game.hand_results[-1]
+            if result.winner >= 0:
+                wins[result.winner] += 1
+                box = game.config.box_bonus if game.config.boxes_count_toward_target else 0
+                totals[result.winner] += result.points[result.winner] + box
+            if not game.is_terminal():
+                public = Public.deal(game)
+    return game
+
+
+GAMES = {
+    "standard": ({}, 3),
+    "oklahoma": ({"variant": "oklahoma", "oklahoma_ace_gin_only": False}, 3),
+    "explicit": ({"knocker_arrangement": "explicit", "layoff_mode": "explicit", "big_gin_bonus": 31}, 3),
+    "last_chance": ({"stock_end_rule": "opponent_last_chance", "dead_stock_size": 12, "big_gin_bonus": 31,
+                     "allow_rediscard_taken_card": True}, 3),
+    "match": ({"episode": "match", "target_score": 60, "variant": "oklahoma", "boxes_count_toward_target": True}, 2),
+}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_observations_masks_and_determinizations_over_seeded_games(name):
+    options, games = GAMES[name]
+    for seed in range(games):
+        play_checked(options, seed, max_steps=400 if options.get("episode") == "match" else 200, oracle_every=2)
+
+
+def test_observations_in_a_match_started_from_given_scores():
+    """The score segments show each side's own total (the totals differ), over a few hands."""
+    state = GinState(GinConfig(episode="match", target_score=150), seed=4)
+    data = state.to_dict()
+    data["match"] = {"totals": [37, 92], "wins": [2, 5], "winner": -1}
+    game = play_checked({"episode": "match", "target_score": 150}, 4, max_steps=150, start=data, oracle_every=5)
+    assert len(game.hand_results) >= 1
+
+
+# ---------------------------------------------------------------------------------------
+# Rewards on a reset from a finished state
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_win_loss_paid_on_reset_from_a_finished_state(episode):
+    state = GinState(GinConfig(episode=episode), seed=0,
+                     deck=make_deck("2H 3H 4H 9S 9C 9D JD QD KD AS", "5H 6H 9H TC TH TD AD AC 2C 7S", "8S", "8C"),
+                     dealer=1)
+    if episode == "match":
+        data = state.to_dict()
+        data["match"] = {"totals": [95, 0], "wins": [3, 0], "winner": -1}
+        state = GinState.from_dict(data)
+    for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(8C)"):
+        state.apply(G.str_to_action(name))
+    assert state.is_terminal()
+    env = gin_rummy_v0.env(reward="win_loss", episode=episode)
+    env.reset(options={"state": state.to_dict()})
+    paid = {}
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        assert terminated and not truncated
+        paid[agent] = reward
+        env.step(None)
+    assert paid == {"player_0": 1.0, "player_1": -1.0}

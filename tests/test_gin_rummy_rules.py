@@ -1,9 +1,15 @@
-"""The worked scenarios G1-G6 of gin_rummy.md, played through the env or the engine."""
+"""The rules of gin: the worked examples G1-G6 (docs/gin_rummy.md#worked-examples) played
+through the env or the engine, and the rules the examples do not reach, against tables and
+the rules oracle of tests/gin_rummy_oracle.py: every Oklahoma upcard and its doubling, the
+re-discard ban on knocks, the 50th card under a pile of many cards, big gin on 11 cards, the
+match score's edge cases (exact target, 0-point wins, shutouts under every option, boxes
+toward the target), the knock card and the turn cap."""
 
 from __future__ import annotations
 
 import pytest
 
+from gin_rummy_oracle import oracle_stakes
 from rummy_envs import IllegalActionError, gin_rummy_v0
 from rummy_envs import cards as C
 from rummy_envs.games import gin_rummy as G
@@ -333,3 +339,223 @@ def test_next_dealer_rules():
         for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(8C)"):
             state.apply(G.str_to_action(name))
         assert state.hand_index == 1 and state.dealer == expected, rule
+
+
+# ---------------------------------------------------------------------------------------
+# Oklahoma: every upcard rank, doubled scores (docs/gin_rummy.md#oklahoma)
+
+
+@pytest.mark.parametrize("ace_gin_only", [True, False])
+@pytest.mark.parametrize("spade_double", [True, False])
+def test_oklahoma_every_upcard_sets_limit_and_multiplier(ace_gin_only, spade_double):
+    cfg = G.GinConfig(variant="oklahoma", oklahoma_ace_gin_only=ace_gin_only, oklahoma_spade_double=spade_double)
+    for upcard in range(C.NUM_CARDS):
+        deck = [c for c in range(C.NUM_CARDS) if c != upcard]
+        deck.insert(20, upcard)
+        state = G.GinState(cfg, seed=0, deck=deck, dealer=0)
+        assert (state.knock_limit, state.multiplier) == oracle_stakes(cfg, upcard), C.format_card(upcard)
+        expected_limit = {0: 0 if ace_gin_only else 1, 9: 10, 10: 10, 11: 10, 12: 10}.get(upcard % 13, upcard % 13 + 1)
+        assert state.knock_limit == expected_limit
+
+
+@pytest.mark.parametrize("knocker, defender, upcard, spade_double, expected", [
+    (G4_KNOCKER, G4_DEFENDER, "7S", True, [0, 52]),  # undercut 1 + 25, doubled
+    (G4_KNOCKER, G4_DEFENDER, "7S", False, [0, 26]),
+    (G4_KNOCKER, G4_DEFENDER, "7C", True, [0, 26]),
+    (G5_KNOCKER, G5_DEFENDER, "KS", True, [154, 0]),  # gin 25 + 52, doubled
+    (G5_KNOCKER, G5_DEFENDER, "AS", True, [154, 0]),  # an ace upcard: gin only, still doubled
+])
+def test_oklahoma_spade_upcard_doubles_every_score(knocker, defender, upcard, spade_double, expected):
+    state = G.GinState(G.GinConfig(variant="oklahoma", oklahoma_spade_double=spade_double), seed=0,
+                       deck=make_deck(knocker, defender, upcard, "QC"), dealer=1)
+    for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(QC)"):
+        state.apply(G.str_to_action(name))
+    assert state.hand_results[-1].points == expected
+
+
+@pytest.mark.parametrize("upcard, knockable", [("5D", False), ("7C", True), ("JH", True), ("AC", False)])
+def test_oklahoma_upcard_limit_decides_the_knock(upcard, knockable):
+    """G4's knocker has 7 after discarding QC: legal from a 7 upcard up, not at 5 or an ace."""
+    state = G.GinState(G.GinConfig(variant="oklahoma"), seed=0, deck=make_deck(G4_KNOCKER, G4_DEFENDER, upcard, "QC"),
+                       dealer=1)
+    for name in ("PASS", "PASS", "DRAW_STOCK"):
+        state.apply(G.str_to_action(name))
+    assert (G.str_to_action("KNOCK(QC)") in state.legal_actions()) == knockable
+
+
+# ---------------------------------------------------------------------------------------
+# Fixed legal-action scenarios: the re-discard ban on knocks, the 50th card, big gin
+
+
+def test_knock_with_the_card_just_taken_is_illegal():
+    """The non-dealer takes the upcard KD that completes nothing: discarding or knocking with
+    it is banned that turn, every other knock stays legal."""
+    hand = "AC 2C 3C 4D 5D 6D 7H 8H 9H TS"
+    state = G.GinState(G.GinConfig(), seed=0, deck=make_deck(hand, "2S 3D 5C 7C 8C JC QH KH KS QS", "KD"), dealer=1)
+    state.apply(G.TAKE_DISCARD)
+    legal = state.legal_actions()
+    kd = C.parse_card("KD")
+    assert G.DISCARD + kd not in legal and G.KNOCK + kd not in legal
+    assert G.KNOCK + C.parse_card("TS") in legal
+    allowed = G.GinState(G.GinConfig(allow_rediscard_taken_card=True), seed=0,
+                         deck=make_deck(hand, "2S 3D 5C 7C 8C JC QH KH KS QS", "KD"), dealer=1)
+    allowed.apply(G.TAKE_DISCARD)
+    assert G.KNOCK + kd in allowed.legal_actions()
+
+
+def last_chance_state(hand: str, pile: str, **options) -> G.GinState:
+    """A LAST_CHANCE decision of seat 1 with ``hand`` and a discard pile of several cards
+    (its top last), the stock down to two cards."""
+    others = [c for c in range(C.NUM_CARDS) if c not in C.parse(hand) + C.parse(pile)]
+    data = {"hands": [C.format(others[:10]).split(), hand.split()], "discard_pile": pile.split(),
+            "stock": C.format(others[10:12]).split(), "phase": "LAST_CHANCE", "current_player": 1, "dealer": 1,
+            "upcard": pile.split()[0], "turns": 10, "options": {"stock_end_rule": "opponent_last_chance", **options}}
+    data["knock_card"] = None
+    rest = others[12:]
+    data["discard_pile"] = C.format(rest).split() + pile.split()  # every card in one place
+    data["upcard"] = C.format_card(rest[0])
+    return G.GinState.from_dict(data)
+
+
+def test_fifty_card_chance_takes_the_top_of_a_long_pile():
+    """The 50th card is the top of the pile, not its bottom: with 9S on top the 10-card hand
+    knocks (deadwood 1 after AS), with any card under it only."""
+    state = last_chance_state("2H 3H 4H 9C 9D JD QD KD AS 5S", "7C 9S")
+    legal = state.legal_actions()
+    assert G.str_to_action("KNOCK(5S)") in legal
+    assert G.str_to_action("KNOCK(9S)") not in legal  # the 50th card itself is not the knock card
+    assert G.BIG_GIN not in legal
+    state.apply(G.str_to_action("KNOCK(5S)"))
+    assert C.parse_card("9S") in state.hand_results[-1].hands[1]
+
+
+def test_fifty_card_big_gin_is_judged_on_eleven_cards():
+    """Big gin at the 50th card needs all 11 cards (hand + top) melded: not offered to a
+    10-card gin hand whose 11th card is loose, offered when the top card completes a hand."""
+    loose = last_chance_state("2H 3H 4H 5H 9C 9D 9H JD QD KD", "TD 7C", big_gin_bonus=31)
+    assert G.BIG_GIN not in loose.legal_actions()
+    # with 7C, knocking 2H or 5H leaves 7; 7C itself may not be the knock card
+    assert loose.legal_actions() == sorted([G.PASS, G.str_to_action("KNOCK(2H)"), G.str_to_action("KNOCK(5H)")])
+    completes = last_chance_state("2H 3H 4H 5H 9C 9D 9H 9S JD QD", "7C KD", big_gin_bonus=31)
+    assert G.BIG_GIN in completes.legal_actions()
+    completes.apply(G.BIG_GIN)
+    result = completes.hand_results[-1]
+    assert result.kind == "big_gin" and result.winner == 1 and C.parse_card("KD") in result.hands[1]
+
+
+# ---------------------------------------------------------------------------------------
+# Match scoring edge tables
+
+
+def match_after(results: list[tuple[int, int]], **options) -> tuple[G.StandardMatch, G.GinConfig]:
+    """A match score after hands won, each ``(winner, points)``."""
+    cfg = G.GinConfig(episode="match", **options)
+    match = G.StandardMatch()
+    for winner, points in results:
+        hand_points = [0, 0]
+        hand_points[winner] = points
+        match.record(cfg, G.HandResult("knock", winner=winner, points=hand_points, knocker=winner))
+    return match, cfg
+
+
+@pytest.mark.parametrize("results, options, winner, final", [
+    # exactly the target ends the match
+    ([(0, 60), (0, 40)], {}, 0, [2 * 100 + 100 + 50, 0]),
+    ([(0, 60), (0, 39)], {}, -1, [99, 0]),
+    # a 0-point win is a hand won: no shutout
+    ([(1, 0), (0, 100)], {}, 0, [100 + 100 + 25, 0 + 25]),
+    ([(1, 0), (0, 100)], {"shutout_rule": "double_game_bonus"}, 0, [100 + 100 + 25, 25]),
+    # shutouts under every rule
+    ([(0, 70), (0, 30)], {}, 0, [2 * 100 + 100 + 50, 0]),
+    ([(0, 70), (0, 30)], {"shutout_rule": "double_game_bonus"}, 0, [100 + 200 + 50, 0]),
+    ([(0, 70), (0, 30)], {"shutout_rule": "none"}, 0, [100 + 100 + 50, 0]),
+    # boxes toward the target: credited at once, not again at the end, not doubled by a shutout
+    ([(0, 70), (0, 5)], {"boxes_count_toward_target": True}, 0, [2 * 75 + 50 + 100, 0]),
+    ([(0, 70), (0, 5)], {"boxes_count_toward_target": True, "shutout_rule": "none"}, 0, [125 + 100, 0]),
+    ([(0, 70), (0, 5)], {"boxes_count_toward_target": True, "shutout_rule": "double_game_bonus"}, 0,
+     [125 + 200, 0]),
+    ([(1, 10), (0, 70), (0, 5)], {"boxes_count_toward_target": True}, 0, [125 + 100, 35]),
+    ([(0, 40), (0, 9)], {"boxes_count_toward_target": True}, -1, [99, 0]),
+    # other bonuses
+    ([(1, 30), (0, 120)], {"game_bonus": 7, "box_bonus": 3}, 0, [120 + 7 + 3, 30 + 3]),
+    ([(1, 30), (1, 80)], {"target_score": 110}, 1, [0, 2 * 110 + 100 + 50]),
+])
+def test_match_scoring_table(results, options, winner, final):
+    match, cfg = match_after(results, **options)
+    assert match.winner == winner and match.is_over() == (winner >= 0)
+    assert match.final_scores(cfg) == final
+    assert match.scores(cfg) == final and match.standings(cfg) == final
+
+
+def test_match_winner_through_the_engine_at_exactly_the_target():
+    """A G3 knock worth 12 brings 88 to exactly 100: the match ends with the bonuses."""
+    state = G.GinState(G.GinConfig(episode="match"), seed=0,
+                       deck=make_deck("2H 3H 4H 9S 9C 9D JD QD KD AS", "5H 6H 9H TC TH TD AD AC 2C 7S", "8S", "8C"),
+                       dealer=1)
+    data = state.to_dict()
+    data["match"] = {"totals": [88, 0], "wins": [3, 0], "winner": -1}
+    state = G.GinState.from_dict(data)
+    for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(8C)"):
+        state.apply(G.str_to_action(name))
+    assert state.is_terminal() and state.match.winner == 0
+    assert state.scores() == [2 * 100 + 100 + 4 * 25, 0]
+
+
+# ---------------------------------------------------------------------------------------
+# The knock card
+
+
+@pytest.mark.parametrize("options", [{}, {"knocker_arrangement": "explicit", "layoff_mode": "explicit"}])
+def test_knocking_a_card_taken_earlier_forgets_it(options):
+    """The non-dealer takes the upcard KD (known to the dealer), and two turns later knocks
+    with it: face down, it is no longer a known card of that hand."""
+    state = G.GinState(G.GinConfig(**options), seed=0, dealer=1,
+                       deck=make_deck("AC 2C 3C 4D 5D 6D 7H 8H 9H TS", "2S 3D 5C 7C 8C JC QH KH KS QS", "KD", "JD 9S"))
+    for name in ("TAKE_DISCARD", "DISCARD(TS)", "DRAW_STOCK", "DISCARD(JD)", "DRAW_STOCK"):
+        state.apply(G.str_to_action(name))
+    assert state.known[0] == 1 << C.parse_card("KD") and state.player_view(1).opponent_known == (C.parse_card("KD"),)
+    state.apply(G.str_to_action("KNOCK(KD)"))
+    assert state.knock_card == C.parse_card("KD")
+    assert state.known[0] == 0 and state.player_view(1).opponent_known == ()
+
+
+def test_a_knock_with_the_ace_of_clubs_reads_back():
+    """Card 0 as the knock card: the state dict keeps it (a falsy id is still a card)."""
+    state = G.GinState(G.GinConfig(), seed=0, dealer=1,
+                       deck=make_deck("2C 3C 4C 4D 5D 6D 7H 8H 9H TS", "2S 3D 5C 7C 8C JC QH KH KS QS", "KD", "AC"))
+    for name in ("PASS", "PASS", "DRAW_STOCK", "KNOCK(AC)"):
+        state.apply(G.str_to_action(name))
+    data = state.to_dict()
+    assert data["knock_card"] == "AC"
+    assert G.GinState.from_dict(data).to_dict() == data
+
+
+@pytest.mark.parametrize("action", ["DISCARD(AC)", "DISCARD(KS)", "KNOCK(KS)"])
+def test_the_first_and_last_card_ids_are_played(action):
+    """AC and KS (ids 0 and 51) at the edges of the DISCARD and KNOCK action ranges."""
+    state = G.GinState(G.GinConfig(), seed=0, dealer=1,
+                       deck=make_deck("AC 2D 3D 4D 5H 6H 7H 8C 8D 8S", "2S 3S 5C 7C 9C JC QH KH TS QS", "KD", "KS"))
+    for name in ("PASS", "PASS", "DRAW_STOCK"):
+        state.apply(G.str_to_action(name))
+    card = C.parse_card(action[-3:-1])
+    state.apply(G.str_to_action(action))
+    assert not state.hands[0] >> card & 1
+    if action.startswith("DISCARD"):
+        assert state.pile[-1] == card and state.phase == G.Phase.DRAW and state.current_player == 1
+    else:
+        assert state.knock_card == card and state.hand_results[-1].knocker == 0
+
+
+@pytest.mark.parametrize("cap", [1, 3])
+def test_the_turn_cap_counts_each_plain_discard_once(cap):
+    """The hand ends after max_turns_per_hand turns, a turn being one plain discard
+    (docs/gin_rummy.md#how-a-hand-ends): not before the cap-th discard, at it."""
+    state = G.GinState(G.GinConfig(max_turns_per_hand=cap), seed=5)
+    state.apply(G.PASS)
+    state.apply(G.PASS)
+    for turn in range(1, cap + 1):
+        assert not state.is_terminal() and state.turns == turn - 1
+        state.apply(G.DRAW_STOCK)
+        state.apply(next(a for a in state.legal_actions() if G.DISCARD <= a < G.KNOCK))
+    assert state.is_terminal() and state.turns == cap and state.hand_results[-1].kind == "turn_cap"
+    assert state.truncated

@@ -1,27 +1,37 @@
 """The gin solvers (deadwood, arrangements, knock discards, layoffs) agree with the
-brute-force oracle in ``tests/gin_rummy_oracle.py`` and with the spec's scenarios (G1-G4).
+brute-force oracle in ``tests/gin_rummy_oracle.py`` and with the worked examples G1-G4
+(docs/gin_rummy.md#worked-examples); the engine's ``auto_best`` knocks are the oracle's
+best over every arrangement of the knocker's hand, each met by the defender's best reply.
 
 Fast versions run in CI; the ``slow`` versions (``pytest -m slow``) try thousands of hands.
 """
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from rummy_envs import cards as C
+from rummy_envs import melds as M
 from rummy_envs.cards import format as format_cards
 from rummy_envs.cards import parse
+from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.gin_rummy import best_arrangement, best_layoffs, deadwood, knock_discards
 
 from gin_rummy_oracle import (
     can_lay_off,
     hand_value,
     is_meld,
+    oracle_best_knock,
     oracle_deadwood,
     oracle_defender_deadwood,
     oracle_knock_discards,
+    oracle_stakes,
 )
+from test_gin_rummy_rules import make_deck
 
 KNOCK_LIMITS = (0, 1, 7, 10)
 SLOW_EXAMPLES = 3000
@@ -214,7 +224,7 @@ def check_layoffs(defender: list[int], knocker_melds: list[list[int]]) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Spec scenarios (section 11) and edge cases
+# Worked examples (docs/gin_rummy.md#worked-examples) and edge cases
 # ---------------------------------------------------------------------------------------
 
 G3_DEFENDER = "5H 6H 9H TC TH TD AD AC 2C 7S"
@@ -442,3 +452,79 @@ def test_best_layoffs_meld_rich_hands_slow(case):
 @given(layoff_case_adjacent())
 def test_best_layoffs_adjacent_cards_slow(case):
     check_layoffs(*case)
+
+
+# ---------------------------------------------------------------------------------------
+# The knocker's and defender's choices against the brute-force oracle
+# ---------------------------------------------------------------------------------------
+
+
+def knock_states(options: dict, games: int, seed: int) -> list[G.GinState]:
+    """States just before a knock: the first DISCARD of each seeded game where one is legal."""
+    found = []
+    for game_seed in range(seed, seed + games):
+        state, rng = G.GinState(G.GinConfig(**options), seed=game_seed), random.Random(game_seed)
+        for _ in range(200):  # more moves than a hand has: a broken engine must not loop forever
+            if state.is_terminal():
+                break
+            if any(G.KNOCK <= a < G.MELD for a in state.legal_actions()):
+                found.append(state.clone())
+                break
+            legal = state.legal_actions()
+            if state.phase == G.Phase.DISCARD:  # the discard keeping the least deadwood
+                hand = state.hands[state.current_player]
+                discards = [a for a in legal if G.DISCARD <= a < G.KNOCK]
+                legal = [min(discards, key=lambda a: M.min_deadwood(hand ^ 1 << (a - G.DISCARD)))]
+            state.apply(rng.choice(legal))
+    return found
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "oklahoma", "undercut_on_tie": False, "undercut_bonus": 10}],
+                         ids=["standard", "oklahoma"])
+def test_auto_best_knocks_match_the_oracle(options):
+    """Every knock of the first knockable turn of seeded games: the knocker's net result is the
+    oracle's best over every arrangement, and the defender's deadwood its best reply."""
+    checked = 0
+    for state in knock_states(options, games=14, seed=100):
+        p = state.current_player
+        for action in [a for a in state.legal_actions() if G.KNOCK <= a < G.MELD][:3]:
+            after = state.clone()
+            after.apply(action)
+            result = after.hand_results[-1]
+            knocker = C.from_mask(state.hands[p] & ~(1 << (action - G.KNOCK)))
+            defender = C.from_mask(state.hands[1 - p])
+            limit, multiplier = oracle_stakes(state.config, state.upcard)
+            net = result.points[p] - result.points[1 - p]
+            assert net == oracle_best_knock(state.config, knocker, defender, limit, False, multiplier)
+            melds = result.knocker_melds
+            assert all(is_meld(m) for m in melds)
+            k = hand_value(knocker) - sum(hand_value(m) for m in melds)
+            assert result.deadwood[p] == k <= limit
+            expected_d = oracle_defender_deadwood(defender, melds) if k else oracle_deadwood(defender)
+            assert result.deadwood[1 - p] == expected_d
+            checked += 1
+    assert checked >= 15
+
+
+@pytest.mark.parametrize("knocker, defender, upcard, stock_top, expected", [
+    # G3: melding the hearts lets 5H 6H go off (10 points); keeping them back scores 12
+    ("2H 3H 4H 9S 9C 9D JD QD KD AS", "5H 6H 9H TC TH TD AD AC 2C 7S", "8S", "8C", [12, 0]),
+    # G4: an undercut either way; the arrangement losing least (by 1 + 25) is the one kept
+    ("AS 2S 3S 4C 5C 6C 8H 8D 8C 7D", "4S KH KS KD 6D 6H 6S 2D 3D AH", "7S", "QC", [0, 26]),
+    # G5: gin refuses layoffs
+    ("AC 2C 3C 4C 5H 5S 5D 9S TS JS", "6C 7C 8C QH QD 2H 3D 8S 9H KH", "KC", "KD", [77, 0]),
+    # late knocks against a low defender, where some arrangements win and some are undercut:
+    # the knocker takes the best net result, not the most points changing hands
+    ("AC 2C 3C 4C 9D 3H 9H AS 3S 9S", "5C AD 5D AH 4H 5H 2S 4S 5S 6S", "QD", "KD", [1, 0]),  # not 25 lost
+    ("AC 2C 3C 4C 9C 9D 3H 9H 3S 9S", "5C AD 5D AH 4H 5H 2S 4S 5S 6S", "QD", "KD", [2, 0]),  # not 1, 27 lost
+    ("AC 2C 3C 4C 9C 9D 4H 9H AS 9S", "5C AD 2D 5D AH 5H 2S 4S 5S 6S", "QD", "KD", [1, 0]),  # not 25 or 28 lost
+    ("AC 2C 3C 4C 9C 9D 7H 9H AS 9S", "5C AD 2D 5D AH 5H 2S 4S 5S 6S", "QD", "KD", [0, 27]),  # undercut either way
+])
+def test_auto_best_fixed_knocks(knocker, defender, upcard, stock_top, expected):
+    state = G.GinState(G.GinConfig(), seed=0, deck=make_deck(knocker, defender, upcard, stock_top), dealer=1)
+    for name in ("PASS", "PASS", "DRAW_STOCK", f"KNOCK({stock_top})"):
+        state.apply(G.str_to_action(name))
+    assert state.hand_results[-1].points == expected
+    limit, _ = oracle_stakes(state.config, state.upcard)
+    net = expected[0] - expected[1]
+    assert net == oracle_best_knock(state.config, C.parse(knocker), C.parse(defender), limit, False, 1)

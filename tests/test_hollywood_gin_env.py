@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import env_contract as contract
+from observations import decode
 from rummy_envs import hollywood_gin_v0
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.gin_rummy import Phase
@@ -102,7 +103,7 @@ def centred(values) -> list[float]:
 
 
 class RefSheet:
-    """The sheet of hollywood_gin.md §2-§4, recomputed from won hands alone."""
+    """The sheet of docs/hollywood_gin.md#the-scoresheet, recomputed from won hands alone."""
 
     def __init__(self, target: int, start: dict | None = None) -> None:
         self.target = target
@@ -252,9 +253,8 @@ class SheetWatcher(Watcher):
 
 
 def sheet_segments(env, agent: str) -> dict[str, np.ndarray]:
-    raw = env.unwrapped
-    obs = env.observe(agent)["observation"]
-    return {name: obs[seg.offset:seg.offset + seg.size] for name, seg in raw.layout.items() if name.startswith("sheet_")}
+    """The sheet segments of ``agent``'s observation, by name."""
+    return {name: values for name, values in decode(env.unwrapped, agent).items() if name.startswith("sheet_")}
 
 
 def check_sheet_obs(env) -> None:
@@ -582,7 +582,7 @@ def test_determinization_keeps_the_sheet():
         for p in (0, 1):
             det = state.sample_determinization(p, rng)
             assert isinstance(det, HollywoodState) and det.match == state.match
-            assert det.view(p) == state.view(p)
+            assert det.player_view(p) == state.player_view(p)
             det.match.record_win(p, 5, 30)  # the copy's sheet is its own
             assert det.match != state.match
 
@@ -704,7 +704,7 @@ def test_state_dict_without_options_or_sheet_takes_the_env_ones():
 
 
 def test_hand_mode_observes_a_given_sheet():
-    """hollywood_gin.md: in hand mode the sheet is observed (empty unless the episode starts
+    """docs/hollywood_gin.md#episodes-and-rewards: in hand mode the sheet is observed (empty unless the episode starts
     from a state dict that has one) and a hand does not change it."""
     state = snapshots(SMALL, 2, seed=3, require_sheet=True, showdown=False)[0]
     d = state.to_dict()

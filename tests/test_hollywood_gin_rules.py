@@ -1,15 +1,22 @@
-"""Hollywood Gin: scenarios H1-H6, the dealer rule, and sheet invariants (hypothesis)."""
+"""Hollywood Gin: the worked examples H1-H6 (docs/hollywood_gin.md#worked-examples), the
+dealer rule, sheet invariants (hypothesis), the sheet in each seat's view, and states
+sampled from a view alone, which keep the sheet and show that seat the same view."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from env_contract import play_out
 from rummy_envs import hollywood_gin_v0
 from rummy_envs.games import gin_rummy as G
-from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, Scoresheet
+from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, HollywoodView, Scoresheet
+from test_gin_rummy_env import check_state, knocky
 from test_gin_rummy_rules import G3_DEFENDER, G3_KNOCKER, make_deck
+from test_hollywood_gin_env import EXPLICIT, HOLLYWOOD, SMALL, snapshots
 
 A, B = 0, 1
 
@@ -63,9 +70,7 @@ def test_h3_undercut_at_ten():
 
 def test_h3_scores_from_deadwood_seven_against_five():
     for options, expected in (({}, 12), ({"undercut_bonus": 25}, 27)):
-        state = knock_state(**options)
-        state.knocker = A
-        assert state._score(7, 5) == (B, expected)
+        assert G.showdown_points(HollywoodConfig(**options), 7, 5, False, 1) == (False, expected)  # an undercut
 
 
 def test_h4_gin_refuses_layoffs():
@@ -168,3 +173,47 @@ def test_defaults_follow_the_spec():
     cfg = hollywood_gin_v0.raw_env().config
     assert (cfg.undercut_bonus, cfg.next_dealer, cfg.column_bonuses, cfg.match_winner_rule, cfg.target_score) == (
         10, "winner", True, "games_won", 100)
+
+
+# ---------------------------------------------------------------------------------------
+# The sheet in a seat's view, and states sampled from a view
+# ---------------------------------------------------------------------------------------
+
+
+def test_each_seat_sees_the_sheet_its_own_row_first():
+    """H2's sheet (A closed G1; B has 30 in G2 and 18 in G3) from both seats."""
+    state = knock_state(episode="match")
+    state.match = sheet_after([(A, 40), (A, 30), (A, 20), (A, 15), (B, 12), (B, 18)])
+    a, b = state.player_view(A), state.player_view(B)
+    assert isinstance(a, HollywoodView) and a.rules == state.config
+    assert a.column_scores == ((105, 65, 35), (0, 30, 18)) and b.column_scores == ((0, 30, 18), (105, 65, 35))
+    assert a.columns_entered == ((True, True, True), (False, True, True)) == b.columns_entered[::-1]
+    assert a.column_hands == ((4, 3, 2), (0, 2, 1)) == b.column_hands[::-1]
+    assert a.column_winners == (0, None, None) and b.column_winners == (1, None, None)
+    assert a.scores == (205, 48) and a.hands_won == (4, 2) and b.hands_won == (2, 4)
+    assert Scoresheet.from_view(b) == state.match
+
+
+@pytest.mark.parametrize("options", [dict(SMALL), {**SMALL, **EXPLICIT},
+                                     {**SMALL, "match_winner_rule": "total_points"}])
+def test_sample_from_view_keeps_the_sheet_and_plays_on(options):
+    """States sampled from either seat's view, mid-match and at the match end: the same view,
+    the same sheet and match score, every card once, and play goes on to the hand's end."""
+    rng = random.Random(41)
+    points = snapshots(options, 5, seed=9, every=0.3, per_game=4, require_sheet=True)
+    for i in range(3):
+        final = HollywoodState(HollywoodConfig(**options), 500 + i)
+        while not final.is_terminal():
+            final.apply(knocky(final, rng))
+        points.append(final)
+    assert any(any(w >= 0 for w in s.match.closed_by) for s in points)
+    for state in points:
+        for p in (A, B):
+            view = state.player_view(p)
+            sampled = HollywoodState.sample_from_view(view, rng)
+            assert type(sampled) is HollywoodState and sampled.player_view(p) == view
+            assert sampled.match == state.match and sampled.scores() == state.scores()
+            assert sampled.is_terminal() == state.is_terminal() and sampled.truncated == state.truncated
+            check_state(sampled)
+            play_out(HOLLYWOOD, sampled, rng, f"seat {p} in {state.phase.name}")
+

@@ -19,7 +19,7 @@ _FULL_STOCK = C.NUM_CARDS - 2 * G.HAND_SIZE - 1
 class GinRummyEnv(RummyEnv):
     """Two-player Gin Rummy (standard or Oklahoma) as an AEC environment.
 
-    Keyword options are the rules options of ``GinConfig`` (see docs/gin_rummy.md) plus
+    Keyword options are the rules options of ``GinConfig`` (docs/gin_rummy.md#options) plus
     ``render_mode``, ``reward`` ("points" | "win_loss"), ``reward_scale``,
     ``illegal_action`` ("raise" | "terminate"), ``rich_info`` (the hand results in the infos)
     and ``observe_opponent_hand`` (oracle only).
@@ -108,14 +108,15 @@ class GinRummyEnv(RummyEnv):
             obs[start : start + 4] = (totals[player] / target, totals[opp] / target, wins[player] / 10.0, wins[opp] / 10.0)
 
     def _showdown_bits(self, player: int) -> int:
+        """The showdown segments, as much of it as ``player`` may see (``visible_showdown``)."""
         off = self._off
-        view = self.game.view(player)
-        bits = 1 << (off["knocker"] + view.knocker)
-        for slot, meld in enumerate(view.knocker_melds):
-            bits |= C.to_mask(meld) << (off["knocker_melds"] + slot * N)
-        bits |= C.to_mask(view.knocker_deadwood) << off["knocker_deadwood"]
-        for meld in view.my_melds:
-            bits |= C.to_mask(meld) << off["my_melds"]
+        shown, dead, mine = self.game.visible_showdown(player)
+        bits = 1 << (off["knocker"] + (0 if self.game.knocker == player else 1))
+        for slot, meld in enumerate(shown):
+            bits |= meld << (off["knocker_melds"] + slot * N)
+        bits |= dead << off["knocker_deadwood"]
+        for meld in mine:
+            bits |= meld << off["my_melds"]
         return bits
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
@@ -138,10 +139,6 @@ class GinRummyEnv(RummyEnv):
 
     def str_to_action(self, text: str) -> int:
         return G.str_to_action(text)
-
-    def player_view(self, agent: str) -> G.GinView:
-        """Frozen view of exactly what ``agent`` may see (hand, piles, showdown, scores)."""
-        return self.game.view(self.agent_name_mapping[agent])
 
     def _score_lines(self) -> list[str]:
         g = self.game

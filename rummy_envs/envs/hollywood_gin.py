@@ -14,7 +14,7 @@ _COLS = 2 * NUM_COLUMNS
 
 class HollywoodGinEnv(GinRummyEnv):
     """Hollywood Gin as an AEC environment: gin's observation, actions and options, with
-    Hollywood's defaults, plus the scoresheet (see docs/hollywood_gin.md)."""
+    Hollywood's defaults, plus the scoresheet (docs/hollywood_gin.md#observation)."""
 
     metadata = {"name": "hollywood_gin_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     state_class = HollywoodState

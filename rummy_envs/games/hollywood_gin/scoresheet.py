@@ -1,51 +1,20 @@
-"""Hollywood Gin: the gin engine scored on a three-column scoresheet.
-
-``Scoresheet`` is a small pure component (usable without any env): it records won hands
-into the columns by the entry rule, closes columns at the target and settles each closed
-column like a gin game. ``HollywoodConfig`` is ``GinConfig`` with Hollywood's defaults and
-options, and makes ``GinState`` keep a ``Scoresheet`` as its match score, so the whole
-hand engine is reused unchanged.
-"""
+"""Hollywood's scoresheet (docs/hollywood_gin.md#the-scoresheet): three columns played at
+once, won hands recorded by the entry rule, columns closing at the target and each closed
+column settled like a gin game. A small pure component, usable without any env; the state
+keeps it as its match score (the methods of gin's ``StandardMatch``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from rummy_envs.games.gin_rummy import NUM_PLAYERS, GinConfig, GinState, HandResult
-from rummy_envs.options import check_bool, check_choice
+from rummy_envs.games.gin_rummy import NUM_PLAYERS, GinConfig, HandResult
+from rummy_envs.games.hollywood_gin.options import HollywoodConfig
+from rummy_envs.games.hollywood_gin.view import HollywoodView
 from rummy_envs.state_dicts import Fields
 
 NUM_COLUMNS = 3
-
-
-@dataclass(frozen=True)
-class HollywoodConfig(GinConfig):
-    """Options of hollywood_gin.md: gin's options with Hollywood defaults, plus the sheet's."""
-
-    game: ClassVar[str] = "hollywood_gin"
-    undercut_bonus: int = 10
-    next_dealer: str = "winner"
-    column_bonuses: bool = True
-    match_winner_rule: str = "games_won"
-    continuous: bool = False
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_bool("column_bonuses", self.column_bonuses)
-        check_choice("match_winner_rule", self.match_winner_rule, ("games_won", "total_points"))
-        check_bool("continuous", self.continuous)
-        if self.boxes_count_toward_target:
-            raise ValueError("option boxes_count_toward_target=True is invalid for Hollywood: boxes are settled per column")
-        if self.continuous:
-            raise ValueError("option continuous=True is invalid: continuous Hollywood (a 4th column) is not supported")
-
-    def new_match(self) -> Scoresheet:
-        return Scoresheet()
-
-    def match_from_dict(self, data: Any) -> Scoresheet:
-        """The scoresheet of a state dict's ``match`` field (ValueError naming a bad entry)."""
-        return Scoresheet.from_dict(data)
+SHEET_KEYS = ("score", "entered", "hands", "closed_by", "wins")
 
 
 def _grid(value: Any = 0) -> list[list[Any]]:
@@ -134,6 +103,33 @@ class Scoresheet:
         """Raw points over all columns, per player (what the gin view reports as scores)."""
         return [sum(row) for row in self.score]
 
+    # -- what a seat sees of it, and back -------------------------------------------------------
+    def view_fields(self, player: int) -> dict[str, Any]:
+        """The view's fields of the sheet, ``player``'s row first: the raw totals, the hands
+        won and every column (its winner as 0 for ``player``, 1 for the opponent)."""
+        seats = (player, 1 - player)
+        return {
+            "scores": (sum(self.score[player]), sum(self.score[1 - player])),
+            "hands_won": (self.wins[player], self.wins[1 - player]),
+            "column_scores": tuple(tuple(self.score[p]) for p in seats),
+            "columns_entered": tuple(tuple(self.entered[p]) for p in seats),
+            "column_hands": tuple(tuple(self.hands[p]) for p in seats),
+            "column_winners": tuple(None if w < 0 else seats.index(w) for w in self.closed_by),
+        }
+
+    @classmethod
+    def from_view(cls, view: HollywoodView) -> Scoresheet:
+        """The sheet a view shows, seats absolute again."""
+        seats = (view.player, 1 - view.player)
+        sheet = cls()
+        for row, p in enumerate(seats):
+            sheet.score[p] = list(view.column_scores[row])
+            sheet.entered[p] = list(view.columns_entered[row])
+            sheet.hands[p] = list(view.column_hands[row])
+            sheet.wins[p] = view.hands_won[row]
+        sheet.closed_by = [-1 if w is None else seats[w] for w in view.column_winners]
+        return sheet
+
     # -- copies ------------------------------------------------------------------------------
     def clone(self) -> Scoresheet:
         return Scoresheet([list(r) for r in self.score], [list(r) for r in self.entered],
@@ -179,12 +175,3 @@ class Scoresheet:
         columns adds a hand's points to fewer of them.)"""
         return all(self.wins[p] >= recorded.wins[p] for p in range(NUM_PLAYERS))
 
-
-SHEET_KEYS = ("score", "entered", "hands", "closed_by", "wins")
-
-
-class HollywoodState(GinState):
-    """A Hollywood Gin game: the gin engine with a ``Scoresheet`` as its match score."""
-
-    config_class = HollywoodConfig
-    match: Scoresheet
