@@ -108,7 +108,7 @@ TARGETS: dict[str, Target] = {
 
 # Functions outside the "rules" scope: state-dict and option reading/validation, text rendering.
 _OUT_OF_SCOPE = re.compile(r"^(from_dict|_read_\w*|_check_\w*|problem|holds|_distinct|__post_init__|from_kwargs"
-                           r"|_render_text|_score_lines|_seat_values|_lay_meld|match_from_dict|_match_winners)$")
+                           r"|_render_text|_score_lines|_seat_values|_lay_meld|_match_winners)$")
 
 # One replacement per operator: each a real change of meaning in this code (``|`` becomes
 # ``&``, not ``^``, which is the same on disjoint bitmasks).
