@@ -5,10 +5,10 @@ their own over bitmasks, using the engine's card values: the new melds their nat
 form (sets, and sequences of 3 to 5 positions: a longer one is a union of those), the
 layoffs of what is left onto the table's melds, then their jokers. A plan is played through
 the micro-actions one group at a time (pick its cards, commit it) and made again after each
-commit. The mask has the last word: a group it refuses is dropped (cancelled if begun); if
-that group would have emptied the hand the agent learns that it must keep a card to discard
-(``must_discard_to_go_out``, which the view does not show), otherwise it stops melding for
-the turn, following the mask, which has no dead ends, only to place a deep take's target.
+commit. The mask has the last word: a group it refuses is dropped (cancelled if begun) and
+the agent stops melding for the turn, following the mask, which has no dead ends, only to
+place a deep take's target. The rules options the planning depends on (the joker value, the
+decks, whether going out needs a discard) are read from the view's ``rules``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rummy_envs.games import rummy500 as R
 from rummy_envs.games.rummy500 import Phase, Rummy500View
 
 JOKER = R.JOKER
-JOKER_VALUE = 15  # the view does not show ``joker_value``: the spec's value
+JOKER_VALUE = R.Rummy500Config.joker_value  # the default; the agents read ``view.rules.joker_value``
 NUM_RANKS = 13
 ROW = (1 << NUM_RANKS) - 1
 HIGH_ACE = 13  # sequence positions run 0..13, the ace at 0 (low) or 13 (high)
@@ -35,9 +35,9 @@ Commit = tuple[tuple[int, ...], tuple[int, ...], int]
 """A table action: the natural cards to pick, the identities to declare jokers as, the commit action."""
 
 
-def card_value(card: int) -> int:
-    """Points of a card in the hand: aces and jokers 15, faces 10, others their rank."""
-    return JOKER_VALUE if card == JOKER else POINTS[card % NUM_RANKS]
+def card_value(card: int, joker_value: int = JOKER_VALUE) -> int:
+    """Points of a card in the hand: aces 15, faces 10, others their rank, a joker ``joker_value``."""
+    return joker_value if card == JOKER else POINTS[card % NUM_RANKS]
 
 
 bits = C.from_mask  # card ids of a bitmask, lowest first
@@ -137,15 +137,16 @@ PAIRS = tuple(tuple((other, z) for other, completions in partners for z in bits(
 class Table:
     """The view's melds: sequences ``(slot, suit, lo, hi)`` over positions 0..13, 3-card sets
     ``(slot, rank, cards)`` (a full set takes nothing), and the identities already on the table
-    as often as there are decks, which no card may join (``blocked``)."""
+    as often as there are decks, which no card may join (``blocked``); with the rules the
+    planning reads from ``view.rules``: the decks, the joker value and ``keep_one`` (going out
+    needs a final discard, ``must_discard_to_go_out``)."""
 
-    __slots__ = ("seqs", "sets", "blocked", "once", "decks")
+    __slots__ = ("seqs", "sets", "blocked", "once", "decks", "joker_value", "keep_one")
 
     def __init__(self, view: Rummy500View) -> None:
         self.seqs: list[tuple[int, int, int, int]] = []
         self.sets: list[tuple[int, int, int]] = []
         once = twice = 0
-        count = 0
         for slot, meld in enumerate(view.melds):
             cards = meld.cards
             mask = 0
@@ -154,15 +155,16 @@ class Table:
                 twice |= once & bit
                 once |= bit
                 mask |= bit
-            count += len(cards)
             if meld.is_set:
                 if len(cards) == 3:
                     self.sets.append((slot, cards[0] % NUM_RANKS, mask))
             else:
                 lo = cards[0] % NUM_RANKS
                 self.seqs.append((slot, cards[0] // NUM_RANKS, lo, lo + len(cards) - 1))
-        deck_size = sum(view.hand_sizes) + len(view.discard_pile) + view.stock_size + count
-        self.decks = 1 if deck_size < 2 * 52 else 2  # every card is in a hand, the pile, the stock or on the table
+        rules = view.rules
+        self.decks = rules.decks
+        self.joker_value = rules.joker_value
+        self.keep_one = rules.must_discard_to_go_out
         self.once = once
         self.blocked = twice if self.decks == 2 else once
 
@@ -342,7 +344,7 @@ def _place_jokers(rest: int, jokers: int, table: Table, placed: int, steps: list
             rest &= ~(1 << x | 1 << y)
             used |= 1 << x | 1 << y | 1 << z
             jokers -= 1
-            points += card_value(x) + card_value(y) + JOKER_VALUE
+            points += card_value(x) + card_value(y) + table.joker_value
             commits.append(((x, y), (z,), R.MELD_NEW))
             placed_target = placed_target or target in (x, y)
             continue
@@ -353,7 +355,7 @@ def _place_jokers(rest: int, jokers: int, table: Table, placed: int, steps: list
             rest &= ~C.to_mask(chain)
             used |= 1 << z | C.to_mask(chain)
             jokers -= 1
-            points += JOKER_VALUE + sum(POINTS[c % NUM_RANKS] for c in chain)
+            points += table.joker_value + sum(POINTS[c % NUM_RANKS] for c in chain)
             commits.append((tuple(chain), (z,), _layoff_action(slot, high)))
             placed_target = placed_target or (target is not None and target in chain)
             continue
@@ -364,7 +366,7 @@ def _place_jokers(rest: int, jokers: int, table: Table, placed: int, steps: list
                 rest &= ~(1 << x)
                 used |= 1 << x | 1 << pair[0] | 1 << pair[1]
                 jokers -= 2
-                points += card_value(x) + 2 * JOKER_VALUE
+                points += card_value(x) + 2 * table.joker_value
                 commits.append(((x,), pair, R.MELD_NEW))
                 placed_target = placed_target or target == x
                 continue
@@ -511,8 +513,7 @@ class _Rummy500Agent(ABC):
         self.reset()
 
     def reset(self) -> None:
-        """Forget the rules learnt and this turn's refused groups."""
-        self.keep_one = False  # a table action may not empty the hand (learnt from the mask)
+        """Forget this turn's refused groups and plan."""
         self.refused = False  # the mask refused a planned group this turn
         self._cache: tuple[tuple, Plan | None] | None = None
 
@@ -539,11 +540,12 @@ class _Rummy500Agent(ABC):
     def plan(self, view: Rummy500View) -> Plan | None:
         """This turn's plan from the view (cached while the hand and table stay the same)."""
         key = (view.hand, view.melds, view.target, view.banned, view.discard_pile, view.stock_size, view.known,
-               view.hand_sizes, self.keep_one)
+               view.hand_sizes, view.rules)
         if self._cache is None or self._cache[0] != key:
             hand = Hand(view.hand)
-            self._cache = (key, plan_table(hand.once, hand.twice, hand.jokers, Table(view), view.target, view.banned,
-                                           self.keep_one, self.score(view)))
+            table = Table(view)
+            self._cache = (key, plan_table(hand.once, hand.twice, hand.jokers, table, view.target, view.banned,
+                                           table.keep_one, self.score(view)))
         return self._cache[1]
 
     def _table_action(self, view: Rummy500View) -> int:
@@ -560,23 +562,20 @@ class _Rummy500Agent(ABC):
                 if card not in pending:
                     if R.PICK + card in legal:
                         return R.PICK + card
-                    return self._refuse(view, naturals, jokers)
+                    return self._refuse(view)
             for identity in jokers:
                 if identity not in declared:
                     if R.PICK_JOKER + identity in legal:
                         return R.PICK_JOKER + identity
-                    return self._refuse(view, naturals, jokers)
+                    return self._refuse(view)
             if action in legal:
                 return action
-        return self._refuse(view, naturals, jokers)
+        return self._refuse(view)
 
-    def _refuse(self, view: Rummy500View, naturals: tuple[int, ...], jokers: tuple[int, ...]) -> int:
-        """The mask refused the planned group: if it would have emptied the hand, learn to keep
-        a card; otherwise stop planning this turn. Cancel what was picked, then go on."""
-        if len(naturals) + len(jokers) == len(view.hand) and not self.keep_one:
-            self.keep_one = True
-        else:
-            self.refused = True
+    def _refuse(self, view: Rummy500View) -> int:
+        """The mask refused the planned group: stop planning this turn, cancel what was
+        picked, then go on."""
+        self.refused = True
         if view.pending or view.pending_jokers:
             return R.CANCEL
         return self._table_action(view)
@@ -604,8 +603,9 @@ class Rummy500NoviceAgent(_Rummy500Agent):
         top = R.TAKE_DISCARD + len(pile) - 1
         if pile and top in legal:
             hand = Hand(view.hand).plus([pile[-1]])
+            table = Table(view)
             # Placed at once: the best plan with the card as a target places it.
-            taken = plan_table(hand.once, hand.twice, hand.jokers, Table(view), pile[-1], pile[-1], self.keep_one,
+            taken = plan_table(hand.once, hand.twice, hand.jokers, table, pile[-1], pile[-1], table.keep_one,
                                self.score(view))
             if taken is not None:
                 return top
@@ -650,9 +650,7 @@ class Reading:
         for seat in range(1, n):
             for card in view.known[seat]:
                 seen[card] += 1
-        deck_jokers = sum(view.hand_sizes) + len(view.discard_pile) + view.stock_size \
-            + sum(len(m.cards) for m in view.melds) - 52 * decks
-        self.unseen = [max(0, decks - seen[z]) for z in range(52)] + [max(0, deck_jokers - seen[JOKER])]
+        self.unseen = [max(0, decks - seen[z]) for z in range(52)] + [max(0, view.rules.total_jokers - seen[JOKER])]
         total = self.total_unseen = sum(self.unseen)
         turns_left = view.stock_size / n  # my draws left if nobody goes out
         lateness = min(1.0, turns_left / agent.horizon)
@@ -667,7 +665,7 @@ class Reading:
                                                             pile_odds if pile >> z & 1 else 0.0) for z in range(52)]
         self.single_odds = agent.single_odds * lateness
         self.loose = self.single_odds * (1.0 + risk) - risk  # worth per point of a loose card
-        self.joker_worth = JOKER_VALUE * (agent.joker_odds * (1.0 + risk) - risk)
+        self.joker_worth = table.joker_value * (agent.joker_odds * (1.0 + risk) - risk)
         hold_odds = 1.0 - max(soon, agent.hold_risk)
         self.held = [POINTS[c % NUM_RANKS] * (hold_odds * (1.0 + risk) - risk) for c in range(52)]  # in a whole meld
         # Going out leaves every other hand's points caught there.
@@ -768,7 +766,7 @@ class Reading:
             return found
         agent = self.agent
         if card == JOKER:
-            found = agent.danger_weight * JOKER_VALUE
+            found = agent.danger_weight * self.table.joker_value
         else:
             holds = self.next_holds
             miss = 0.0 if closure(1 << card, self.table)[1] else 1.0
@@ -826,7 +824,7 @@ class Rummy500HeuristicAgent(_Rummy500Agent):
         def score(points: int, rest: int, twice: int, jokers: int) -> float:
             return points + reading.after_discard(rest, twice, jokers, banned)
 
-        plan = plan_table(hand.once, hand.twice, hand.jokers, table, target, banned, self.keep_one, score)
+        plan = plan_table(hand.once, hand.twice, hand.jokers, table, target, banned, table.keep_one, score)
         return -1e9 if plan is None else plan.score
 
     def draw_action(self, view: Rummy500View) -> int:
@@ -839,7 +837,8 @@ class Rummy500HeuristicAgent(_Rummy500Agent):
         if R.DRAW_STOCK in legal:
             options.append((self._stock_value(hand, table, reading) + self.take_margin, R.DRAW_STOCK))
         if R.END_HAND in legal:
-            options.append((-float(sum(card_value(c) for c in view.hand)) + self.take_margin, R.END_HAND))
+            joker_value = view.rules.joker_value
+            options.append((-float(sum(card_value(c, joker_value) for c in view.hand)) + self.take_margin, R.END_HAND))
         top = len(pile) - 1
         for action in legal:
             if R.TAKE_DISCARD <= action < R.PICK:
@@ -872,7 +871,7 @@ class Rummy500HeuristicAgent(_Rummy500Agent):
         for _slot, rank, cards in table.sets:
             useful |= COLUMNS[rank] & ~cards
         useful &= ~table.blocked
-        plan = plan_table(hand.once, hand.twice, hand.jokers, table, None, None, self.keep_one,
+        plan = plan_table(hand.once, hand.twice, hand.jokers, table, None, None, table.keep_one,
                           lambda p, r, t, j: p + reading.keep_value(r, t, j))
         if plan is None:
             return -1e9
@@ -904,6 +903,6 @@ class Rummy500HeuristicAgent(_Rummy500Agent):
             else:
                 left.once ^= 1 << card
             kept = reading.keep_value(left.once, left.twice, left.jokers)
-            return (-kept + reading.danger(card), -card_value(card), -card)
+            return (-kept + reading.danger(card), -card_value(card, view.rules.joker_value), -card)
 
         return R.DISCARD + min(choices, key=loss)

@@ -24,7 +24,7 @@ from rummy_envs.cards import parse, parse_card
 JOKER = 52
 NUM_RANKS = 13
 MAX_MELDS = 36
-# Action offsets as documented in docs/rummy500.md.
+# Action offsets as documented in docs/rummy500.md#actions.
 DRAW_STOCK, END_HAND, MELD_NEW, CANCEL = 0, 1, 2, 3
 TAKE_DISCARD, PICK, PICK_JOKER, LAY_OFF = 4, 112, 164, 216
 LAY_OFF_HIGH, DISCARD = LAY_OFF + MAX_MELDS, LAY_OFF + 2 * MAX_MELDS

@@ -148,13 +148,14 @@ def test_goes_out_when_it_can(name, hand):
 
 
 @pytest.mark.parametrize("name", BOTH)
-def test_learns_to_keep_a_card_when_it_must_discard_to_go_out(name):
-    """The meld that would empty the hand is refused by the mask: the agent discards instead,
-    and from then on keeps a card to discard (going out with it a turn later)."""
+def test_keeps_a_card_when_it_must_discard_to_go_out(name):
+    """With ``must_discard_to_go_out`` (read from the view's rules) the agent never plans the
+    meld that would empty its hand: it discards instead, and goes out by keeping a card to
+    discard after its meld."""
     agent = make_agent(name, "rummy500")
     env = load(deal("4D 5D 6D", must_discard_to_go_out=True), must_discard_to_go_out=True)
     actions = turn(agent, env)
-    assert len(actions) == 1 and actions[0].startswith("DISCARD") and agent.keep_one
+    assert len(actions) == 1 and actions[0].startswith("DISCARD")
     env = load(deal("4D 5D 6D KS", must_discard_to_go_out=True), must_discard_to_go_out=True)
     assert turn(agent, env) == ["PICK(4D)", "PICK(5D)", "PICK(6D)", "MELD_NEW", "DISCARD(KS)"]
     assert env.game.hand_results[-1].went_out == P
@@ -177,3 +178,14 @@ def test_places_a_deep_take_target_first(name):
     actions = turn(make_agent(name, "rummy500"), env)
     assert sorted(actions[:3]) == ["PICK(9D)", "PICK(9H)", "PICK(9S)"] and actions[3] == "MELD_NEW"
     assert table(env) == ["9D 9H 9S", "JH QH KH AH"]
+
+
+@pytest.mark.parametrize("joker_value, discard", [(0, "DISCARD(JK)"), (15, "DISCARD(2D)"), (30, "DISCARD(2D)")])
+def test_heuristic_reads_the_joker_value_from_the_rules(joker_value, discard):
+    """A joker that cannot be melded is worth keeping as much as it is worth: the next player
+    holds 7D 7H and QS JS (known from the pile), so 7C and KS would feed it and 2D is the
+    cheap discard while a joker counts; with ``joker_value=0`` the joker costs nothing to
+    throw and is the discard."""
+    state = scenario(["JK 7C KS 2D", "7D 7H QS JS 4C 9D TC"], num_jokers=1, joker_value=joker_value)
+    env = load(state, ["", "7D 7H QS JS"], num_jokers=1, joker_value=joker_value)
+    assert turn(Rummy500HeuristicAgent(), env) == [discard]

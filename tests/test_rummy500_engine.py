@@ -1,8 +1,11 @@
-"""The Rummy 500 engine against the brute-force oracle of tests/rummy500_oracle.py (the
-exact mask of the micro-actions and of the deep takes, on random mid-hand states of every
-rule family), and properties over random games (hypothesis): every table card credited to
-whoever the rules say, every card conserved, every hand scored as table points minus hand
-points, the turn never stuck.
+"""The Rummy 500 engine against independent checks: the brute-force oracle of
+tests/rummy500_oracle.py (the exact mask of the micro-actions and of the deep takes, on random
+mid-hand states of every rule family); properties over random games (hypothesis): every
+table card credited to whoever the rules say, every card conserved, every hand scored as
+table points minus hand points, the turn never stuck, and the meld phase's fast path equal
+to the general rule; a record of the public play kept here action by action, against every
+player view, observation segment, mask and hand score of seeded games; and the states
+sampled for search (determinizations and ``sample_from_view``) against what each seat saw.
 
 Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check thousands of states.
 """
@@ -11,15 +14,22 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rummy500_oracle as oracle
+from rummy_envs import rummy500_v0
 from rummy_envs.games import rummy500 as R
+from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
 from test_rummy500_env import ScoreWatcher, check_hand_score, check_state, meldy
+from test_rummy500_env import check_observation as check_observation_against_view
+
+JOKER = R.JOKER
 
 slow = pytest.mark.slow
 
@@ -36,18 +46,28 @@ MASK_RULES = {
 PLAYERS = (2, 4, 8)
 
 
-def oracle_states(rules: dict, players: int, games: int, seed: int, every: float) -> list[Rummy500State]:
-    """Clones of states the oracle can check, from games of the meldy policy."""
+def random_points(rules: dict, players: int, games: int, seed: int, every: float,
+                  keep: Callable[[Rummy500State], bool] = lambda state: True,
+                  ends: bool = False) -> list[Rummy500State]:
+    """Clones of states at random points (a share ``every``) of games of the meldy policy that
+    ``keep`` accepts, and with ``ends`` each game's final state."""
     config = Rummy500Config(num_players=players, **rules)
     rng = random.Random(seed)
     out = []
     for i in range(games):
         s = Rummy500State(config, seed * 1000 + i)
         while not s.is_terminal():
-            if rng.random() < every and oracle.affordable(s.to_dict()):
+            if rng.random() < every and keep(s):
                 out.append(s.clone())
             s.apply(meldy(s, rng))
+        if ends:
+            out.append(s)
     return out
+
+
+def oracle_states(rules: dict, players: int, games: int, seed: int, every: float) -> list[Rummy500State]:
+    """Clones of states the oracle can check, from games of the meldy policy."""
+    return random_points(rules, players, games, seed, every, keep=lambda state: oracle.affordable(state.to_dict()))
 
 
 def check_against_oracle(rules: dict, players: int, games: int, every: float) -> Counter:
@@ -168,3 +188,378 @@ def test_watcher_has_teeth():
     moved = [dict(m, credit=[1 - c for c in m["credit"]]) for m in result.melds]
     with pytest.raises(AssertionError):
         check_hand_score(s.config, R.HandResult(**{**result.__dict__, "melds": moved}))
+
+
+# ---------------------------------------------------------------------------------------
+# The meld phase's fast path against the general rule
+# ---------------------------------------------------------------------------------------
+
+
+def fast_path_agrees(state: Rummy500State) -> bool:
+    """Where ``_meld_actions`` takes its fast path (no joker in the hand, no target, no banned
+    card), the same state sent down the general loop (coverings and commit checks) by a
+    banned card the hand does not hold, which changes no rule, has the same mask. Returns
+    whether the state was one to check."""
+    hand = state.hands[state.current_player]
+    if state.phase != Phase.MELD or hand[2] or state.target >= 0 or state.banned >= 0:
+        return False
+    general = state.clone()
+    general.banned = next(card for card in range(R.JOKER) if not (hand[0] | hand[1]) >> card & 1)
+    general._legal = None
+    assert general.legal_actions() == state.legal_actions(), R.action_to_str(general.banned)
+    return True
+
+
+@FAST
+@given(OPTIONS, st.integers(0, 10**6))
+def test_the_meld_phase_fast_path_equals_the_general_rule(options, seed):
+    config = Rummy500Config(**options)
+    state, rng = Rummy500State(config, seed), random.Random(seed)
+    while not state.is_terminal():
+        fast_path_agrees(state)
+        state.apply(meldy(state, rng))
+
+
+def test_the_fast_path_check_has_teeth():
+    """The check reaches states (the default rules take the fast path at most table decisions),
+    and a banned card the hand holds does change the mask: the check would see a difference."""
+    state, rng = Rummy500State(Rummy500Config(), 5), random.Random(5)
+    checked = changed = 0
+    while not state.is_terminal():
+        if fast_path_agrees(state):
+            checked += 1
+            held = state.clone()
+            held.banned, held._legal = state.hand_cards(state.current_player)[0], None
+            changed += held.legal_actions() != state.legal_actions()
+        state.apply(meldy(state, rng))
+    assert checked > 20 and changed > 0, (checked, changed)
+
+
+# ---------------------------------------------------------------------------------------
+# The scoring rules, written again from docs/rummy500.md#scoring (card values:
+# docs/rummy500.md#cards-and-melds, docs/rummy500.md#jokers)
+
+
+def natural_value(card: int) -> int:
+    """A card's value in the hand or in a set: 2-10 face value, J/Q/K 10, A 15."""
+    rank = card % 13
+    return 15 if rank == 0 else 10 if rank >= 9 else rank + 1
+
+
+@dataclass
+class TableMeld:
+    """A meld as recorded here: its identities, those held by jokers, each one's credited seat."""
+
+    owner: int
+    cards: Counter = field(default_factory=Counter)
+    jokers: Counter = field(default_factory=Counter)
+    credit: list[tuple[int, int]] = field(default_factory=list)  # (identity, seat) in the order placed
+    ace_low: bool = False  # a sequence whose ace went on below its 2
+
+    def is_set(self) -> bool:
+        return len({c % 13 for c in self.cards}) == 1
+
+    def value(self, identity: int, joker: bool, joker_value: int) -> int:
+        """A joker counts its value; an ace at the low end of a sequence counts 1."""
+        if joker:
+            return joker_value
+        if identity % 13 == 0 and not self.is_set() and self.ace_low:
+            return 1
+        return natural_value(identity)
+
+
+# ---------------------------------------------------------------------------------------
+# Public play, followed action by action
+
+
+@dataclass
+class Public:
+    """What every player has seen of the hand, and the match totals from the hands' points."""
+
+    pile: list[int]
+    stock: int
+    sizes: list[int]
+    known: list[Counter]
+    melds: list[TableMeld] = field(default_factory=list)
+    pending: set[int] = field(default_factory=set)
+    pending_jokers: set[int] = field(default_factory=set)
+    target: int | None = None
+    banned: int | None = None
+    turns: int = 0
+
+    @classmethod
+    def deal(cls, state: Rummy500State) -> Public:
+        return cls(pile=list(state.pile), stock=len(state.stock), sizes=[len(state.hand_cards(q)) for q in range(state.n)],
+                   known=[Counter() for _ in range(state.n)])
+
+    def play(self, state: Rummy500State, action: int) -> None:
+        """Record ``action`` of the player to move (before it is applied)."""
+        cfg, p = state.config, state.current_player
+        if action == R.DRAW_STOCK:
+            self.stock -= 1
+            self.sizes[p] += 1
+        elif R.TAKE_DISCARD <= action < R.PICK:
+            i = action - R.TAKE_DISCARD
+            taken, self.pile = self.pile[i:], self.pile[:i]
+            self.known[p].update(taken)
+            self.sizes[p] += len(taken)
+            if len(taken) > 1 or cfg.top_discard_must_be_used:
+                self.target = taken[0]
+            elif not cfg.allow_rediscard_taken_card:
+                self.banned = taken[0]
+        elif R.PICK <= action < R.PICK_JOKER:
+            self.pending.add(action - R.PICK)
+        elif R.PICK_JOKER <= action < R.LAY_OFF:
+            self.pending_jokers.add(action - R.PICK_JOKER)
+        elif action == R.CANCEL:
+            self.pending, self.pending_jokers = set(), set()
+            self.turns += 1
+        elif action == R.MELD_NEW or R.LAY_OFF <= action < R.DISCARD:
+            slot = -1 if action == R.MELD_NEW else (action - R.LAY_OFF) % R.MAX_MELDS
+            self._commit(state, p, slot, high=action >= R.LAY_OFF_HIGH)
+        elif R.DISCARD <= action:
+            card = action - R.DISCARD
+            self.pile.append(card)
+            self.sizes[p] -= 1
+            self._forget(state, p, Counter([card]))
+            self.turns += 1
+            self.target = self.banned = None
+
+    def _commit(self, state: Rummy500State, p: int, slot: int, high: bool) -> None:
+        """The pending group goes on the table: a new meld, or onto the meld of ``slot`` (at its
+        high end or its low end)."""
+        group = sorted(self.pending | self.pending_jokers)
+        meld = TableMeld(owner=p) if slot < 0 else self.melds[slot]
+        if slot < 0:
+            self.melds.append(meld)
+        seat = p if slot < 0 or state.config.layoff_credit == "layer" else meld.owner
+        for identity in group:
+            meld.cards[identity] += 1
+            if identity in self.pending_jokers:
+                meld.jokers[identity] += 1
+            meld.credit.append((identity, seat))
+        aces = [c for c in group if c % 13 == 0]
+        if aces and not meld.is_set():  # an ace joins a sequence: A-2-3 low, Q-K-A high
+            meld.ace_low = aces[0] + 1 in group if slot < 0 else not high
+        played = Counter(c for c in group if c not in self.pending_jokers) + Counter({JOKER: len(self.pending_jokers)})
+        self.sizes[p] -= len(group)
+        self._forget(state, p, played)
+        if self.target is not None and self.target in played and (self.target == JOKER or self.target in self.pending):
+            self.target = None
+        self.pending, self.pending_jokers = set(), set()
+
+    def _forget(self, state: Rummy500State, p: int, played: Counter) -> None:
+        """Known cards stay known while a copy of them is still held."""
+        held = Counter(state.hand_cards(p)) - played
+        self.known[p] = Counter({c: min(k, held[c]) for c, k in self.known[p].items() if min(k, held[c])})
+
+
+def check_view(state: Rummy500State, public: Public, totals: list[int], player: int) -> None:
+    """``player``'s view against the public record (seats relative, ``player`` first)."""
+    view = state.player_view(player)
+    n = state.n
+    seats = [(player + k) % n for k in range(n)]
+    rel = lambda seat: (seat - player) % n  # noqa: E731
+    assert list(view.discard_pile) == public.pile and view.stock_size == public.stock
+    assert list(view.hand_sizes) == [public.sizes[q] for q in seats]
+    assert [Counter(k) for k in view.known] == [public.known[q] for q in seats]
+    assert len(view.melds) == len(public.melds)
+    for seen, meld in zip(view.melds, public.melds):
+        assert Counter(seen.cards) == meld.cards and Counter(seen.jokers) == meld.jokers
+        assert seen.owner == rel(meld.owner) and seen.is_set == meld.is_set()
+        assert Counter(zip(seen.cards, seen.credit)) == Counter((c, rel(q)) for c, q in meld.credit)
+    assert set(view.pending) == public.pending and set(view.pending_jokers) == public.pending_jokers
+    assert view.target == public.target and view.banned == public.banned
+    assert view.turns == public.turns
+    assert list(view.scores) == [totals[q] for q in seats]
+
+
+def expected_points(state: Rummy500State, public: Public, result: R.HandResult) -> list[int]:
+    """Each seat's hand points from the recorded table and the revealed hands
+    (docs/rummy500.md#scoring)."""
+    cfg = state.config
+    points = [0] * state.n
+    for meld in public.melds:
+        jokers = Counter(meld.jokers)
+        for identity, seat in meld.credit:
+            joker = jokers[identity] > 0
+            if joker:
+                jokers[identity] -= 1
+            points[seat] += meld.value(identity, joker, cfg.joker_value)
+    for q, hand in enumerate(result.hands):
+        points[q] -= sum(cfg.joker_value if c == JOKER else natural_value(c) for c in hand)
+    if result.went_out >= 0:
+        points[result.went_out] += cfg.out_bonus
+    return points
+
+
+def check_determinization(state: Rummy500State, rng: random.Random) -> None:
+    """Each player's sample looks the same to that player and keeps every card whose place it
+    knows; only hidden cards move among the hidden places."""
+    for p in range(state.n):
+        det = state.sample_determinization(p, rng)
+        assert det.player_view(p) == state.player_view(p)
+        assert det.hands[p] == state.hands[p] and det.pile == state.pile
+        hidden, det_hidden = Counter(state.stock), Counter(det.stock)
+        for q in range(state.n):
+            assert det.sizes[q] == state.sizes[q]
+            public = Counter(state.public_cards(q))
+            assert not public - Counter(det.hand_cards(q)), f"seat {q}'s public cards left its hand"
+            if q != p:
+                hidden += Counter(state.hand_cards(q)) - public
+                det_hidden += Counter(det.hand_cards(q)) - public
+        assert hidden == det_hidden
+
+
+def play_against_the_record(options: dict, seed: int, max_steps: int, oracle_every: int) -> Counter:
+    """A seeded game of the raw env's engine, every decision checked against the record."""
+    env = rummy500_v0.raw_env(**options)
+    env.reset(seed=seed)
+    state, rng = env.game, random.Random(seed)
+    public = Public.deal(state)
+    totals = [0] * state.n
+    seen: Counter = Counter()
+    for step in range(max_steps):
+        for player in range(state.n):
+            check_view(state, public, totals, player)
+        check_observation_against_view(env, f"player_{max(state.current_player, 0)}")
+        if state.is_terminal():
+            break
+        if step % oracle_every == 0:
+            d = state.to_dict()
+            if oracle.affordable(d):
+                assert set(state.legal_actions()) == oracle.legal_actions(d), step
+            check_determinization(state, rng)
+        action = meldy(state, rng)
+        seen["deep take"] += R.TAKE_DISCARD <= action < R.TAKE_DISCARD + len(state.pile) - 1
+        seen["layoff"] += R.LAY_OFF <= action < R.DISCARD
+        hands = len(state.hand_results)
+        public.play(state, action)
+        state.apply(action)
+        if len(state.hand_results) > hands:
+            result = state.hand_results[-1]
+            assert result.points == expected_points(state, public, result)
+            seen[result.kind] += 1
+            if state.config.episode == "match":
+                totals = [t + x for t, x in zip(totals, result.points)]
+            if not state.is_terminal():
+                public = Public.deal(state)
+    return seen
+
+
+RECORDED_GAMES = {
+    "two": ({}, 3),
+    "two_rules": ({"top_discard_must_be_used": True, "layoff_credit": "meld_owner", "out_bonus": 15,
+                   "target_use_timing": "anytime_before_discard", "num_jokers": 1}, 2),
+    "four_jokers_match": ({"num_players": 4, "num_jokers": 2, "episode": "match", "target_score": 60,
+                           "allow_rediscard_taken_card": True, "stock_end_rule": "reshuffle_discards"}, 1),
+    "five_two_decks": ({"num_players": 5, "must_discard_to_go_out": True, "joker_value": 20, "num_jokers": 1}, 1),
+    "capped_match": ({"episode": "match", "max_turns_per_hand": 12, "max_hands": 3}, 1),
+}
+
+
+def test_views_observations_masks_and_scores_over_seeded_games():
+    """Every decision of the seeded games of ``RECORDED_GAMES`` checked
+    (``play_against_the_record``); together
+    they reach deep takes, layoffs, hands gone out and hands capped."""
+    seen: Counter = Counter()
+    for options, games in RECORDED_GAMES.values():
+        for seed in range(games):
+            seen += play_against_the_record(options, seed, max_steps=700, oracle_every=6)
+    assert min(seen[k] for k in ("deep take", "layoff", "out", "turn_cap")) > 0, seen
+
+
+# ---------------------------------------------------------------------------------------
+# States sampled from a view (``sample_from_view``)
+# ---------------------------------------------------------------------------------------
+
+def test_the_engine_meets_the_contract_of_games_base():
+    """The state, its view and its config are the contract's; the view carries the rules and
+    hashes (a finished hand's result, which holds lists, is left out of the hash); every
+    action's name reads back as that action."""
+    state = Rummy500State(Rummy500Config(num_jokers=1, episode="match", max_turns_per_hand=4), 3)
+    while not state.hand_results:
+        state.apply(state.legal_actions()[0])
+    view = state.player_view(1)
+    assert isinstance(state, GameState) and isinstance(view, PlayerView) and isinstance(state.config, GameConfig)
+    assert view.rules is state.config and view.hand_results == tuple(state.hand_results) and hash(view)
+    assert all(state.str_to_action(state.action_to_str(a)) == a for a in range(R.NUM_ACTIONS))
+
+
+SAMPLE_RULES = {**MASK_RULES, "daily_match": {"num_jokers": 1, "episode": "match", "target_score": 60, "max_hands": 3,
+                                              "max_turns_per_hand": 40, "stock_end_rule": "reshuffle_discards",
+                                              "deal_seed_mode": "daily", "daily_date": "2026-11-30"}}
+
+
+def check_sample_from_view(state: Rummy500State, rng: random.Random) -> None:
+    """For every seat, a state sampled from its view: the seat sees it exactly as its view,
+    every card is in one place, every seat's public cards stay, the stock keeps its size, the
+    scores are the same, the seat to move has the same legal actions when it is the viewer,
+    and random play goes on from it to the end."""
+    for p in range(state.n):
+        view = state.player_view(p)
+        sample = Rummy500State.sample_from_view(view, rng)
+        assert sample.player_view(p) == view, f"seat {p}'s view changed in {state.phase.name}"
+        check_state(sample)
+        assert [sample.public_cards(q) for q in range(state.n)] == [state.public_cards(q) for q in range(state.n)]
+        assert len(sample.stock) == len(state.stock) and sample.returns() == state.returns()
+        if state.current_player == p:
+            assert sample.legal_actions() == state.legal_actions()
+        while not sample.is_terminal():
+            sample.apply(rng.choice(sample.legal_actions()))
+
+
+@pytest.mark.parametrize("players", (2, 4))
+@pytest.mark.parametrize("name", list(SAMPLE_RULES))
+def test_a_state_sampled_from_a_view_is_one_the_seat_could_be_in(name, players):
+    rng = random.Random(17)
+    states = random_points(SAMPLE_RULES[name], players, games=6 // players, seed=players, every=0.05, ends=True)
+    for state in states:
+        check_sample_from_view(state, rng)
+    assert any(s.phase == Phase.MELD and s.current_player > 0 for s in states)
+
+
+def hidden_zones(state: Rummy500State, player: int) -> Counter:
+    """Where the cards hidden from ``player`` are: ``(card, seat)`` for another hand's cards
+    that are not public, ``(card, "stock")`` for the stock's."""
+    zones = Counter((card, "stock") for card in state.stock)
+    for q in range(state.n):
+        if q != player:
+            hidden = Counter(state.hand_cards(q)) - Counter(state.public_cards(q))
+            zones.update((card, q) for card in hidden.elements())
+    return zones
+
+
+def mid_turn(rules: dict, players: int, seed: int, target: bool) -> Rummy500State:
+    """The first state of seeded meldy play where the player to move has a deep-take target
+    to place (or a pending group): whoever else looks, a redeal must leave it able to go on."""
+    return random_points(rules, players, games=20, seed=seed, every=1.0,
+                         keep=lambda s: s.phase == Phase.MELD and (s.target >= 0 if target else s.pending != 0))[0]
+
+
+ZONE_STATES = {
+    "three_players": lambda: random_points({"num_jokers": 1}, 3, games=1, seed=2, every=1.0)[40],
+    "deep_take_target": lambda: mid_turn({}, 2, seed=4, target=True),
+    "pending_group": lambda: mid_turn({}, 2, seed=4, target=False),
+    "pending_group_jokers": lambda: mid_turn({"num_jokers": 2}, 3, seed=6, target=False),
+}
+
+
+@pytest.mark.parametrize("name", list(ZONE_STATES))
+def test_sampled_hidden_cards_land_where_determinizations_put_them(name):
+    """Over many samples each hidden card lands in each hidden zone (another hand, the stock)
+    as often from the view as by ``sample_determinization``, including the condition that an
+    opponent mid-turn can go on (which makes the cards that complete its group likelier in
+    its hand)."""
+    state = ZONE_STATES[name]()
+    player = (state.current_player + 1) % state.n
+    rng, samples = random.Random(3), 1000
+    from_view, redealt = Counter(), Counter()
+    for _ in range(samples):
+        from_view += hidden_zones(Rummy500State.sample_from_view(state.player_view(player), rng), player)
+        redealt += hidden_zones(state.sample_determinization(player, rng), player)
+    assert sum(from_view.values()) == sum(redealt.values())
+    for zone in set(from_view) | set(redealt):
+        a, b = from_view[zone] / samples, redealt[zone] / samples
+        spread = (2 * max(a, b) * (1 - min(a, b)) / samples) ** 0.5
+        assert abs(a - b) <= 4.5 * spread + 0.01, (zone, a, b)

@@ -343,7 +343,7 @@ def test_layout_sizes_by_player_count():
         assert layout["known"].size == players * 53 and layout["table_credit"].size == players * 52
         assert layout["melds"].size == 52 * (raw.config.deck_size // 3)
         sizes[players] = raw.observation_size
-    assert sizes[2] == 1598 and sizes[5] > sizes[4]  # docs/rummy500.md; five players use two decks
+    assert sizes[2] == 1598 and sizes[5] > sizes[4]  # docs/rummy500.md#observation; five players use two decks
     assert rummy500_v0.raw_env().action_space("player_0").n == R.NUM_ACTIONS == 341
 
 

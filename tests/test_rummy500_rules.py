@@ -1,6 +1,8 @@
-"""Rummy 500: the worked scenarios R1-R6 of rummy_500.md exactly, a scenario for every
-option, the daily deal, and option validation. Mid-hand positions are engine states built
-from hand-written dicts (``scenario``); the rest of the deck goes to the stock."""
+"""Rummy 500's rules: the worked examples R1-R6 of docs/rummy500.md#worked-examples exactly,
+a scenario for every option and for the corner cases of the rules (the match's end, jokers,
+aces, two decks, the deep take), the daily deal, and the validation of options and state
+dicts. Mid-hand positions are engine states built from hand-written dicts (``scenario``);
+the rest of the deck goes to the stock."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
+import rummy500_oracle as oracle
 from rummy_envs import IllegalActionError, rummy500_v0
 from rummy_envs import cards as C
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
 
 P, Q = 0, 1  # seats of the two players of a scenario; P is to move
+JOKER = R.JOKER
 
 
 def scenario(hands: list[str], pile: str = "", melds: list[dict] | None = None, stock_top: str = "",
@@ -63,7 +67,7 @@ def test_r1_deep_take_gives_the_cards_above_and_the_target_goes_first():
     s = scenario([R1_HAND, "2C 3C 5C 6C 8D QS AS"], R1_PILE, phase="DRAW")
     assert {"TAKE_DISCARD(2)", "TAKE_DISCARD(4)", "DRAW_STOCK"} <= names(s)
     play(s, "TAKE_DISCARD(2)")
-    assert s.view(P).hand == tuple(sorted(C.parse(R1_HAND + " 9S 5H JC")))
+    assert s.player_view(P).hand == tuple(sorted(C.parse(R1_HAND + " 9S 5H JC")))
     assert s.pile == C.parse("4C KD") and s.target == C.parse_card("9S")
     # The first table action must include 9S: 2H-3H-4H may not go first, nothing may be discarded.
     legal = names(s)
@@ -93,6 +97,13 @@ def test_r1_top_card_always_legal_but_not_rediscarded():
     play(s, "TAKE_DISCARD(4)")
     assert s.target == -1 and s.banned == C.parse_card("JC")
     assert "DISCARD(JC)" not in names(s) and "DISCARD(KC)" in names(s)
+
+
+def test_a_deep_take_of_the_ace_of_clubs_into_a_set():
+    """The target may be card 0: AC deep in the pile, AD AH in hand, is taken for a set."""
+    state = scenario(["AD AH 9S", "KH 2D 3C"], pile="AC KD 5H", phase="DRAW")
+    assert R.TAKE_DISCARD in state.legal_actions()
+    assert set(state.legal_actions()) == oracle.legal_actions(state.to_dict())
 
 
 # -- R2: ace values ------------------------------------------------------------------------
@@ -136,7 +147,7 @@ def test_r3_layoff_credit_and_hand_score():
 def test_r4_going_out_by_melding():
     s = scenario(["4D 5D", "KH AD 3C"], stock_top="6D", phase="DRAW")
     play(s, "DRAW_STOCK")
-    assert s.view(P).hand == tuple(C.parse("4D 5D 6D"))
+    assert s.player_view(P).hand == tuple(C.parse("4D 5D 6D"))
     meld(s, "4D 5D 6D")
     assert s.is_terminal() and s.hand_results[-1].kind == "out" and s.hand_results[-1].points[P] == 15
 
@@ -208,6 +219,37 @@ def test_r6_tie_shared():
     assert s.is_terminal() and s.winners == [P, Q] and s.totals == [505, 505]
 
 
+# The match's end in tables worked out by hand: A scores 28 and B 15 in the hand ending here.
+@pytest.mark.parametrize("before, options, totals, winners, over", [
+    ([472, 0], {}, [500, 15], [0], True),  # exactly the target
+    ([471, 0], {}, [499, 15], [], False),
+    ([472, 490], {}, [500, 505], [1], True),  # both past it: the higher total wins
+    ([477, 490], {}, [505, 505], [], False),  # tied leaders: play on
+    ([477, 490], {"tie_break": "share"}, [505, 505], [0, 1], True),
+    ([-100, 470], {}, [-72, 485], [], False),  # negative totals are fine
+    ([472, 0], {"target_score": 520}, [500, 15], [], False),
+    ([30, 0], {"target_score": 58}, [58, 15], [0], True),
+])
+def test_match_end_table(before, options, totals, winners, over):
+    melds = [{"cards": ["TC", "TD", "TH"], "credit": [0] * 3}, {"cards": ["5S", "6S", "7S"], "credit": [1] * 3}]
+    state = exhausted(["2C", "3H"], melds=melds, episode="match", **options)
+    d = state.to_dict()
+    d["totals"] = before
+    state = Rummy500State.from_dict(d)
+    play(state, "END_HAND")
+    assert state.hand_results[-1].points == [28, 15]
+    assert state.totals == totals and state.winners == winners and state.is_terminal() == over
+    assert state.scores() == totals and not state.truncated
+
+
+def test_match_hand_cap_truncates_and_ranks_by_total():
+    melds = [{"cards": ["TC", "TD", "TH"], "credit": [0] * 3}]
+    state = exhausted(["2C", "3H"], melds=melds, episode="match", max_hands=1)
+    play(state, "END_HAND")
+    assert state.is_terminal() and state.truncated and state.winners == []
+    assert state.scores() == [28, -3] and state.standings() == [28, -3]
+
+
 # -- options -------------------------------------------------------------------------------
 @pytest.mark.parametrize("players, cards, decks", [(2, 13, 1), (3, 7, 1), (4, 7, 1), (5, 7, 2), (8, 7, 2)])
 def test_deal_sizes_and_decks(players, cards, decks):
@@ -255,7 +297,7 @@ def test_jokers_in_the_deck_and_declared():
     s = scenario(["JK 9D 9H 2C", "3C"], num_jokers=2)
     play(s, "PICK_JOKER(9S)", "PICK(9D)", "PICK(9H)", "MELD_NEW")
     assert s.melds[0].jokers == C.to_mask(C.parse("9S")) and s.table_points() == [15 + 18, 0]
-    assert s.view(Q).melds[0].jokers == (C.parse_card("9S"),)
+    assert s.player_view(Q).melds[0].jokers == (C.parse_card("9S"),)
 
 
 def test_a_joker_target_must_be_in_the_first_commit():
@@ -281,6 +323,23 @@ def test_joker_identity_rules_one_deck():
     s = scenario(["TD JD 2C", "3C"], melds=[{"cards": ["8D", "9D", "TD"], "jokers": ["TD"], "credit": [Q, Q, Q]}],
                  num_jokers=1)
     assert "PICK(TD)" not in names(s) and "PICK(JD)" in names(s)  # JD still extends the meld
+
+
+@pytest.mark.parametrize("leaves_by", ["DISCARD(JK)", "PICK_JOKER(5S)"])
+def test_a_joker_taken_from_the_pile_is_known_until_it_leaves(leaves_by):
+    """P takes the joker on top of the pile: everybody knows P holds it, until it is discarded
+    (re-discards allowed) or declared into a meld."""
+    state = scenario(["5C 5D 5H 9S", "KH AD 3C"], pile="4C JK", phase="DRAW", num_jokers=2,
+                     allow_rediscard_taken_card=True)
+    play(state, f"TAKE_DISCARD({len(state.pile) - 1})")
+    assert state.player_view(1).known[1] == (JOKER,) and state.player_view(0).known[0] == (JOKER,)
+    if leaves_by == "DISCARD(JK)":
+        play(state, "DISCARD(JK)")
+        assert state.pile[-1] == JOKER and state.current_player == 1
+    else:
+        play(state, "PICK(5C)", "PICK(5D)", leaves_by, "MELD_NEW")
+        assert state.melds[-1].jokers == 1 << C.parse_card("5S")
+    assert state.player_view(1).known[1] == () and JOKER not in state.hand_cards(0)
 
 
 def test_joker_value_and_a_low_ace_with_a_joker_two():
@@ -363,6 +422,20 @@ def test_no_dead_end_with_the_banned_card():
     assert not any(a.startswith("PICK(4C)") for a in names(s))
 
 
+def test_two_decks_both_copies_of_the_banned_card_cannot_end_a_turn():
+    """Two decks: P holds a 7H and takes the other 7H from the top of the pile. Melding
+    5C 6C 7C would leave only the two banned 7H, so no group with them is offered; discarding
+    a club ends the turn."""
+    hands = ["7H 5C 6C 7C", "2C 3C", "4D 5D", "6S 8S", "9C TC"]
+    state = scenario(hands, pile="KD 7H", phase="DRAW", num_players=5)
+    assert state.config.decks == 2
+    play(state, f"TAKE_DISCARD({len(state.pile) - 1})")
+    legal = set(state.legal_actions())
+    assert legal == oracle.legal_actions(state.to_dict())
+    assert R.str_to_action("PICK(5C)") not in legal and R.str_to_action("DISCARD(5C)") in legal
+    assert R.str_to_action("DISCARD(7H)") not in legal
+
+
 def test_layoff_credit_meld_owner():
     for rule, seat in (("layer", P), ("meld_owner", Q)):
         s = scenario(["8S 2D 4C", "KH"], melds=[{"cards": ["5S", "6S", "7S"], "credit": [Q, Q, Q]}], layoff_credit=rule)
@@ -383,6 +456,15 @@ def test_sequence_ends_and_aces():
     assert not any(a.startswith("PICK(2S)") for a in names(s))  # nothing extends past the ace
     s = scenario(["4S KS 9D", "3C"], melds=[{"cards": ["AS", "2S", "3S"], "credit": [Q] * 3}])
     assert "PICK(4S)" in names(s) and "PICK(KS)" not in names(s)  # an ace-low sequence grows upward only
+
+
+def test_a_full_suit_melded_at_once_counts_its_ace_high():
+    """docs/rummy500.md#choices: a full suit as a new meld (A to K) counts its ace high (15)."""
+    spades = "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS"
+    state = scenario([f"{spades} 4H", "KH AD 3C"])
+    play(state, *[f"PICK({c})" for c in spades.split()], "MELD_NEW")
+    assert state.table_points()[0] == 15 + sum(range(2, 11)) + 3 * 10
+    assert state.player_view(1).melds[0].cards[-1] == C.parse_card("AS")  # laid out as 2S .. KS AS
 
 
 def test_layoff_of_several_cards_must_be_contiguous_at_one_end():
@@ -466,7 +548,7 @@ def test_hand_mode_scores_once_over():
 
 # -- daily deals ---------------------------------------------------------------------------
 def reference_daily_shuffle(cards: list[int], key: str) -> list[int]:
-    """docs/rummy500.md's algorithm, written out independently of rummy_envs.cards."""
+    """The algorithm of docs/rummy500.md#seeding, written out independently of rummy_envs.cards."""
     def words():
         k = 0
         while True:
@@ -566,3 +648,10 @@ def test_bad_state_dicts_rejected():
     ):
         with pytest.raises(ValueError, match=needle):
             Rummy500State.from_dict({**good, **change})
+
+
+def test_a_finished_hand_has_nobody_to_move_and_reads_back():
+    state = exhausted(["2C", "3H"])
+    play(state, "END_HAND")
+    assert state.is_terminal() and state.current_player == -1
+    assert Rummy500State.from_dict(state.to_dict()).to_dict() == state.to_dict()

@@ -18,7 +18,7 @@ _PHASES = len(R.Phase)
 class Rummy500Env(RummyEnv):
     """Rummy 500 for 2-8 players as an AEC environment.
 
-    Keyword options are the rules options of ``Rummy500Config`` (see docs/rummy500.md),
+    Keyword options are the rules options of ``Rummy500Config`` (see docs/rummy500.md#options),
     ``num_players`` among them, plus ``render_mode``, ``reward`` ("points" | "win_loss"),
     ``reward_scale``, ``illegal_action`` ("raise" | "terminate") and ``rich_info`` (the hand
     results in the infos).
@@ -176,7 +176,7 @@ class Rummy500Env(RummyEnv):
 
     def player_view(self, agent: str) -> R.Rummy500View:
         """Frozen view of exactly what ``agent`` may see (hand, pile, table, scores)."""
-        return self.game.view(self.agent_name_mapping[agent])
+        return self.game.player_view(self.agent_name_mapping[agent])
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game
