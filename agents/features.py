@@ -228,10 +228,10 @@ def _r5_plan(hand: R5.Hand, table: R5.Table, target: int | None, banned: int | N
                          lambda points, rest, twice, jokers: points)
 
 
-def _r5_left(plan: R5.Plan | None, hand: R5.Hand) -> float:
+def _r5_left(plan: R5.Plan | None, hand: R5.Hand, joker_value: int) -> float:
     """Points of the cards a plan leaves in the hand (the whole hand without a plan)."""
     rest, twice, jokers = (hand.once, hand.twice, hand.jokers) if plan is None else (plan.rest, plan.twice, plan.jokers)
-    return float(sum(R5.card_value(c) for c in R5.bits(rest) + R5.bits(twice)) + jokers * R5.JOKER_VALUE)
+    return float(sum(R5.card_value(c) for c in R5.bits(rest) + R5.bits(twice)) + jokers * joker_value)
 
 
 def rummy500_features(view: R5.Rummy500View) -> np.ndarray:
@@ -244,7 +244,7 @@ def rummy500_features(view: R5.Rummy500View) -> np.ndarray:
     table = R5.Table(view)
     plan = _r5_plan(hand, table, view.target, view.banned)
     placed_now = 0.0 if plan is None else plan.score
-    left_now = _r5_left(plan, hand)
+    left_now = _r5_left(plan, hand, view.rules.joker_value)
     if plan is not None:
         out[R5.bits(hand.once & ~plan.rest)] = 1.0
         out[R5.JOKER] = float(plan.jokers < hand.jokers)
@@ -270,7 +270,7 @@ def rummy500_features(view: R5.Rummy500View) -> np.ndarray:
                 target, banned = (None, pile[i]) if i == len(pile) - 1 else (pile[i], None)
                 after = _r5_plan(taken, table, target, banned)
                 gain = (0.0 if after is None else after.score) - placed_now
-                burden = _r5_left(after, taken) - left_now
+                burden = _r5_left(after, taken, view.rules.joker_value) - left_now
                 out[takes + i] = min(1.0, max(0.0, gain / R5_POINTS_SCALE))
                 out[takes + R.MAX_PILE + i] = min(1.0, max(0.0, burden / R5_POINTS_SCALE))
     tail = takes + 2 * R.MAX_PILE

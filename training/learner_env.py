@@ -51,15 +51,16 @@ def rummy500_score_potential(view: Rummy500View) -> float:
     """My hand score if the hand ended now, minus the mean of every seat's (the points
     reward's centring): table points credited minus the points in the hand, an opponent's
     hidden cards counted at a card's mean value."""
+    joker = view.rules.joker_value
     table = [0.0] * view.num_players
     for meld in view.melds:
         for position, (card, seat) in enumerate(zip(meld.cards, meld.credit)):
             rank = card % C.NUM_RANKS
             low_ace = rank == 0 and not meld.is_set and position == 0
-            table[seat] += R5A.JOKER_VALUE if card in meld.jokers else 1 if low_ace else R5.RANK_POINTS[rank]
-    in_hand = [sum(R5A.card_value(c) for c in view.known[seat]) + RUMMY500_MEAN_CARD * (size - len(view.known[seat]))
+            table[seat] += joker if card in meld.jokers else 1 if low_ace else R5.RANK_POINTS[rank]
+    in_hand = [sum(R5A.card_value(c, joker) for c in view.known[seat]) + RUMMY500_MEAN_CARD * (size - len(view.known[seat]))
                for seat, size in enumerate(view.hand_sizes)]
-    in_hand[0] = sum(R5A.card_value(c) for c in view.hand)
+    in_hand[0] = sum(R5A.card_value(c, joker) for c in view.hand)
     scores = [t - h for t, h in zip(table, in_hand)]
     return scores[0] - sum(scores) / len(scores)
 
