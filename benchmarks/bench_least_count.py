@@ -34,7 +34,7 @@ TARGETS = (Target("env_least_count_4p", GIN_KEY, 1.0, "least_count 4-player env 
 PROFILE_PARTS = (
     # (part, (files, functions whose own time counts for it; None: every function of those files))
     ("mask (legal actions)", (files("games/least_count"), frozenset({
-        "_compute_legal", "legal_actions", "legal_discards", "_legal_discards_by_rank_bits", "_sequence_windows",
+        "_compute_legal", "legal_actions", "fast_legal_discards", "_legal_discards_by_rank_bits", "_sequence_windows",
         "_legal_discards_by_suit_or_copies", "_sets_of_ranks", "_position_map", "_add_sets", "_add_runs",
         "_add_sequences", "_add_flush", "_runs_in_row", "may_declare"}))),
     ("engine apply, deal and showdown", (files("games/least_count"), None)),

@@ -1,14 +1,18 @@
-"""An independent brute-force oracle of Least Count's legal discards (least_count.md §4).
+"""Independent oracles of Least Count's rules (docs/least_count.md#rules), written again from
+the rules with no code of the engine but card parsing:
 
-It shares no code with the engine but card parsing: it classifies every non-empty subset of
-a hand's positions from scratch (ranks, suits, consecutive positions with the ace at 0 or
-13), then keeps one subset per multiset of cards, the one taking the first copies of an id
-(the engine's action for it).
+- ``legal_subsets``: the legal discards of a hand by brute force. It classifies every
+  non-empty subset of a hand's positions from scratch (ranks, suits, consecutive positions
+  with the ace at 0 or 13), then keeps one subset per multiset of cards, the one taking the
+  first copies of an id (the engine's action for it).
+- ``oracle_value``, ``oracle_round``, ``oracle_eliminated``: card values, a round's points
+  and the seats a round eliminates.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 JOKER = 52
 
@@ -62,3 +66,44 @@ def legal_subsets(hand: list[int], **rules: object) -> set[int]:
 def first_copies_order(mask: int) -> list[int]:
     """Orders subsets taking the same cards: the one using the earliest positions first."""
     return [i for i in range(8) if mask >> i & 1]
+
+
+def oracle_value(card: int, cut_card: int) -> int:
+    """A = 1, 2-10 face value, J/Q/K = 10; printed jokers and the cut card's rank 0
+    (docs/least_count.md#cards-and-counts)."""
+    if card == JOKER:
+        return 0
+    if cut_card >= 0 and cut_card != JOKER and card % 13 == cut_card % 13:
+        return 0
+    return min(card % 13 + 1, 10)
+
+
+def oracle_round(config: Any, declarer: int, players: list[int], counts: dict[int, int]) -> list[int]:
+    """Each seat's points of a round (docs/least_count.md#showdown; ``declarer`` -1: the
+    timeout): zero for seats not dealt in."""
+    points = [0] * config.num_players
+    low = min(counts.values())
+    if declarer < 0:
+        for q in players:
+            points[q] = counts[q] - low
+        return points
+    d = counts[declarer]
+    beaten = [q for q in players if q != declarer and counts[q] < d]
+    tied = [q for q in players if q != declarer and counts[q] == d]
+    if not beaten and (not tied or config.tie_declaration_valid):
+        for q in players:
+            points[q] = counts[q] - d
+    else:
+        points[declarer] = config.false_declare_penalty + d - low
+    return points
+
+
+def oracle_eliminated(config: Any, players: list[int], totals: list[int]) -> list[int]:
+    """Seats out after a round (docs/least_count.md#elimination): past the threshold (or at
+    it under eliminate_on_equal), all but the lowest totals when that would be everybody."""
+    limit = config.elimination_score
+    over = [q for q in players if totals[q] > limit or (config.eliminate_on_equal and totals[q] == limit)]
+    if len(over) == len(players):
+        low = min(totals[q] for q in players)
+        over = [q for q in over if totals[q] > low]
+    return over

@@ -15,6 +15,7 @@ from agents.least_count import LeastCountHeuristicAgent, LeastCountNoviceAgent, 
 from rummy_envs import cards as C
 from rummy_envs import least_count_v0
 from rummy_envs.games import least_count as L
+from rummy_envs.games.least_count.fast import fast_legal_discards
 from test_least_count_rules import scenario
 
 BOTH = ["novice", "heuristic"]
@@ -30,10 +31,10 @@ def load(state: L.LeastCountState, known: list[str] | None = None):
     return env
 
 
-def picking(hand: str, shed: str, open_set: str) -> L.LeastCountState:
+def picking(hand: str, shed: str, open_set: str, **options) -> L.LeastCountState:
     """Seat 0 of four holding ``hand`` has just discarded ``shed`` and must pick from
-    ``open_set`` or the closed deck (the other seats hold an ace each)."""
-    state = scenario([hand, "AC", "AD", "AH"], open_set=open_set)
+    ``open_set`` or the closed deck (the other seats hold an ace each), under ``options``."""
+    state = scenario([hand, "AC", "AD", "AH"], open_set=open_set, **options)
     state.apply(L.discard_action(state.hands[0], shed))
     return state
 
@@ -64,8 +65,9 @@ RULES = [L.DiscardRules(), L.DiscardRules((3, 4, 5), True, True, True), L.Discar
 
 @pytest.mark.parametrize("rules", RULES)
 def test_shape_finds_the_most_points_one_legal_discard_sheds(rules):
-    """Against the engine's legal discards on random hands of one or two decks with jokers
-    and cut cards; ``set_with`` against the legal discards holding the added card."""
+    """Against the engine's legal discards (its fast path) on random hands of one or two
+    decks with jokers and cut cards; ``set_with`` against the legal discards holding the
+    added card."""
     rng = random.Random(hash(rules) % 1000)
     deck = C.deck(2, 4)
     for _ in range(1500):
@@ -73,11 +75,11 @@ def test_shape_finds_the_most_points_one_legal_discard_sheds(rules):
         cut = rng.choice([None, rng.choice(deck)])
         ctx = context(rules, cut)
         shape = Shape(hand, ctx)
-        sheds = [L.subset_cards(hand, L.DISCARD - 1 + m) for m in L.legal_discards(hand, rules)]
+        sheds = [L.subset_cards(hand, L.DISCARD - 1 + m) for m in fast_legal_discards(hand, rules)]
         assert shape.best == max(sum(ctx.values[c] for c in s) for s in sheds)
         card = rng.choice([c for c in deck if hand.count(c) < deck.count(c)])
         bigger = sorted(hand + [card])
-        sets = [L.subset_cards(bigger, L.DISCARD - 1 + m) for m in L.legal_discards(bigger, rules)]
+        sets = [L.subset_cards(bigger, L.DISCARD - 1 + m) for m in fast_legal_discards(bigger, rules)]
         assert shape.set_with(card) == max((sum(ctx.values[c] for c in s) for s in sets if len(s) > 1 and card in s),
                                            default=-1)
         assert shape.best_with(card) == Shape(bigger, ctx).best
@@ -111,6 +113,19 @@ def test_novice_picks_an_open_card_only_when_it_forms_a_set():
     assert decide(LeastCountNoviceAgent(), pairs) == "PICK_OPEN(9C)"
     loose = load(picking("2C 5D 9H JS KD", "KD", open_set="AS"))
     assert decide(LeastCountNoviceAgent(), loose) == "PICK_CLOSED"
+
+
+@pytest.mark.parametrize(("options", "forms"), [
+    ({}, True),  # 5C 6C 7D: a sequence of any suits
+    ({"sequence_same_suit": True}, False),  # no longer a sequence: the closed deck
+    ({"sequence_lengths": (4,)}, False),  # a sequence must be of four
+])
+def test_novice_reads_the_discard_options_from_the_view(options, forms):
+    """The same hand and open card: 7D forms a set with 5C 6C only as the game's options say,
+    which the agent reads from ``view.rules``."""
+    env = load(picking("5C 6C 9H KD 2S", "KD", open_set="7D", **options))
+    assert env.player_view("player_0").rules == env.config
+    assert decide(LeastCountNoviceAgent(), env) == ("PICK_OPEN(7D)" if forms else "PICK_CLOSED")
 
 
 # -- both ---------------------------------------------------------------------------------
@@ -188,11 +203,11 @@ def test_heuristic_tracks_each_opponents_discard_and_pick():
     state = L.LeastCountState(L.LeastCountConfig(), seed=0, deck=dealt + [C.parse_card("KH")] + rest, dealer=3)
     agent = LeastCountHeuristicAgent()
     for _ in range(2):
-        state.apply(agent.act(None, None, state.view(0)))
+        state.apply(agent.act(None, None, state.player_view(0)))
     for seat, shed, pick in ((1, "7C 7D", "PICK_CLOSED"), (2, "TC", "PICK_OPEN(7C)"), (3, "4C 5H 6S", "PICK_CLOSED")):
         state.apply(L.discard_action(state.hands[seat], shed))
         state.apply(L.str_to_action(pick))
-    view = state.view(0)
+    view = state.player_view(0)
     assert C.format(view.dead_pile).endswith("7D TC")
     agent.act(None, None, view)
     seen = {seat: (C.format(t.discard), t.picked and C.format_card(t.picked)) for seat, t in agent.last_turns.items()}

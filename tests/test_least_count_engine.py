@@ -1,9 +1,11 @@
-"""The Least Count engine against the brute-force discard classifier of
-tests/least_count_oracle.py (every subset of random hands, jokers and two decks included,
-and every turn start of random games), and properties over random games (hypothesis):
-each turn discards at least one card and picks exactly one, hands never grow, every round
-scored and totalled by the rules, zero-sum returns, exact replays and determinizations
-that keep the player's view.
+"""The Least Count engine: its fast legal discards (``fast.fast_legal_discards``) against the
+brute-force discard classifier of tests/least_count_oracle.py (every subset of random
+hands, jokers and two decks included, and every turn start of random games) and against
+the readable rule ``rules.legal_discards`` (in test_least_count_rules.py); properties over
+random games (hypothesis): each turn discards at least one card and picks
+exactly one, hands never grow, every round scored and totalled by the rules, zero-sum
+returns, exact replays and determinizations that keep the player's view; states sampled
+from a player's view (``sample_from_view``); clones, descriptions and the seeded deal.
 
 Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check many more hands and games.
 """
@@ -24,7 +26,9 @@ import least_count_oracle as oracle
 from rummy_envs import cards as C
 from rummy_envs.games import least_count as L
 from rummy_envs.games.least_count import DiscardRules, LeastCountConfig, LeastCountState, Phase
+from rummy_envs.games.least_count.fast import fast_legal_discards
 from test_least_count_env import check_state, patient
+from test_least_count_rules import DECKS, declare_state
 
 slow = pytest.mark.slow
 
@@ -36,7 +40,6 @@ DISCARD_RULES = {
     "permissive": DiscardRules(sequence_lengths=(3, 4), allow_three_of_a_kind=True, allow_two_different_pairs=True),
     "two_pairs": DiscardRules(allow_two_different_pairs=True),
 }
-DECKS = {"one": C.deck(1, 0), "jokers": C.deck(1, 2), "two_decks_jokers": C.deck(2, 4)}
 
 
 def oracle_rules(rules: DiscardRules) -> dict:
@@ -63,7 +66,7 @@ def check_hands(rules: DiscardRules, deck: list[int], hands: int, seed: int) -> 
     seen: Counter = Counter()
     for _ in range(hands):
         hand = random_hand(deck, rng)
-        got = set(L.legal_discards(hand, rules))
+        got = set(fast_legal_discards(hand, rules))
         expected = oracle.legal_subsets(hand, **oracle_rules(rules))
         extra, missing = (sorted(C.format(L.subset_cards(hand, L.DISCARD - 1 + m)) for m in masks)
                           for masks in (got - expected, expected - got))
@@ -100,12 +103,93 @@ def cards_strategy(deck: list[int]) -> st.SearchStrategy[list[int]]:
 @given(hand=cards_strategy(DECKS["two_decks_jokers"]), name=st.sampled_from(list(DISCARD_RULES)))
 def test_discards_property_against_the_classifier(hand, name):
     rules = DISCARD_RULES[name]
-    legal = L.legal_discards(hand, rules)
+    legal = fast_legal_discards(hand, rules)
     assert set(legal) == oracle.legal_subsets(hand, **oracle_rules(rules))
     assert legal == sorted(set(legal)) and all(0 < m < 1 << len(hand) for m in legal)
     for mask in legal:  # one action per set of cards, and discard_action finds it
         cards = L.subset_cards(hand, L.DISCARD - 1 + mask)
         assert L.discard_action(hand, cards) == L.DISCARD - 1 + mask
+
+
+# ---------------------------------------------------------------------------------------
+# States sampled from a player's view
+
+
+def random_points(options: dict, games: int, seed: int, per_game: int = 6) -> list[LeastCountState]:
+    """Clones of up to ``per_game`` random points of each of ``games`` random games
+    (``patient`` play), and the end of each."""
+    rng = random.Random(seed)
+    points = []
+    for game in range(games):
+        state = LeastCountState(LeastCountConfig(**options), seed + game)
+        taken = 0
+        while not state.is_terminal():
+            if taken < per_game and rng.random() < 0.1:
+                points.append(state.clone())
+                taken += 1
+            state.apply(patient(state, rng))
+        points.append(state)
+    return points
+
+
+SAMPLED_OPTIONS = {
+    "default": {},
+    "match": {"num_players": 3, "episode": "match", "elimination_score": 30, "initial_open_card": False},
+    "first_elimination": {"episode": "match", "match_end": "first_elimination", "elimination_score": 25},
+    "jokers_cut_two_decks": {"num_players": 7, "num_printed_jokers": 2, "cut_joker": True, "hand_size": 7},
+    "caps": {"num_players": 2, "episode": "match", "max_turns_per_round": 8, "max_rounds": 2},
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLED_OPTIONS))
+def test_a_state_sampled_from_a_view_shows_the_same_view_and_plays_on(name):
+    """At random points of random play, for every seat: the sampled state shows that seat
+    the same view, holds every card of the game once, offers the same actions when that
+    seat is to move (another mover's discards depend on its hidden hand) and plays on to
+    the end."""
+    rng = random.Random(7)
+    for state in random_points(SAMPLED_OPTIONS[name], games=3, seed=len(name)):
+        for p in range(state.n):
+            view = state.player_view(p)
+            sampled = LeastCountState.sample_from_view(view, rng)
+            check_state(sampled)
+            assert sampled.player_view(p) == view
+            if p == state.current_player:
+                assert sampled.legal_actions() == state.legal_actions()
+            assert sampled.config == state.config and sampled.seed == 0 and sampled.history == []
+            while not sampled.is_terminal():
+                sampled.apply(rng.choice(sampled.legal_actions()))
+                check_state(sampled)
+
+
+def hidden_places(state: LeastCountState, observer: int) -> Counter:
+    """(card, place) of every card hidden from ``observer``: the seat holding it, or -1 for the
+    closed deck (copies counted)."""
+    places: Counter = Counter((card, -1) for card in state.stock)
+    for q in range(state.n):
+        if q != observer:
+            places.update((card, q) for card in state.hidden_cards(q))
+    return places
+
+
+@pytest.mark.parametrize("options, steps", [({"num_players": 3}, 9), ({"num_players": 4, "num_decks": 2}, 14)])
+def test_sampling_from_a_view_deals_the_hidden_cards_as_determinizations_do(options, steps):
+    """Over many samples, each hidden card lands in each hidden place (another hand or the
+    closed deck) as often from ``sample_from_view`` as from ``sample_determinization``."""
+    rng = random.Random(11)
+    state = LeastCountState(LeastCountConfig(**options), seed=4)
+    for _ in range(steps):
+        state.apply(patient(state, rng))
+    observer, samples = state.current_player, 2000
+    assert any(state.known[q] for q in range(state.n) if q != observer)  # known cards stay put
+    view = state.player_view(observer)
+    from_view, redealt = Counter(), Counter()
+    for _ in range(samples):
+        from_view += hidden_places(LeastCountState.sample_from_view(view, rng), observer)
+        redealt += hidden_places(state.sample_determinization(observer, rng), observer)
+    assert set(from_view) == set(redealt)
+    worst = max(abs(from_view[key] - redealt[key]) / samples for key in redealt)
+    assert worst < 0.07, worst
 
 
 # Game configurations of the turn-level checks.
@@ -190,7 +274,7 @@ def test_determinizations_keep_the_view_and_redeal_only_hidden_cards(seed, steps
     observer = rng.randrange(players)
     det = state.sample_determinization(observer, rng)
     check_state(det)
-    assert det.view(observer) == state.view(observer)
+    assert det.player_view(observer) == state.player_view(observer)
     for q in range(players):
         assert not Counter(state.known[q]) - Counter(det.hands[q])
     def hidden(s: LeastCountState) -> Counter:
@@ -216,7 +300,7 @@ def test_copies_and_pickles_of_a_state_leave_the_discard_memo_behind():
     rng = random.Random(2)
     for _ in range(400):
         hand = sorted(rng.sample(range(52), 7))  # seven cards: two pairs and threes, which take the memo
-        L.legal_discards(hand, state.rules)
+        fast_legal_discards(hand, state.rules)
     assert len(state.rules.sets_by_shape) > 100
     assert copy.deepcopy(state).rules is state.rules
     restored = pickle.loads(pickle.dumps(state))
@@ -290,3 +374,47 @@ def test_state_describes_discards_by_their_cards():
     hand = state.hands[state.current_player]
     assert state.describe(L.DISCARD) == f"DISCARD(0) = {C.format_card(hand[0])}"
     assert state.describe(L.PICK_CLOSED) == "PICK_CLOSED"
+
+
+def test_a_round_result_has_no_cut_card_unless_given():
+    """``RoundResult.cut_card`` is -1 (none) by default: 0 would be the ace of clubs."""
+    result = L.RoundResult("timeout")
+    assert result.cut_card == -1 and result.declarer == -1 and not result.truncated
+
+
+def test_a_clone_plays_on_without_touching_the_original():
+    state = declare_state(["AC 2C 3D", "4D 6D 8S", "5H 7H 9H"], [0, 0, 0])
+    state.apply(L.discard_action(state.hands[0], "AC 2C 3D"))
+    before = state.to_dict()
+    clone = state.clone()
+    clone.apply(L.PICK_OPEN + clone.open_set[0])
+    assert state.to_dict() == before and state.known == [[], [], []]
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_describe_names_the_cards_of_a_discard_for_every_seat(dealer):
+    """``describe`` adds the cards a discard takes from the mover's hand, seat 0 included."""
+    state = LeastCountState(LeastCountConfig(num_players=4), seed=8, dealer=dealer)
+    hand = state.hands[state.current_player]
+    assert state.current_player == (dealer + 1) % 4
+    assert state.describe(L.DISCARD) == f"{L.action_to_str(L.DISCARD)} = {C.format(hand[:1])}"
+    assert state.describe(L.PICK_CLOSED) == L.action_to_str(L.PICK_CLOSED)
+
+
+def test_a_hand_episode_after_recorded_rounds_scores_its_own_round():
+    """A one-round episode read from a dict that records earlier rounds (a match's third
+    round played as a hand) scores and returns the round it plays, the last recorded."""
+    rng = random.Random(0)
+    match = LeastCountState(LeastCountConfig(num_players=3, episode="match"), seed=1)
+    while len(match.hand_results) < 2:
+        match.apply(rng.choice(match.legal_actions()))
+    data = match.to_dict()
+    data["options"]["episode"] = "hand"
+    state = LeastCountState.from_dict(data)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    first, last = state.hand_results[0].points, state.hand_results[-1].points
+    assert len(state.hand_results) == 3 and first != last
+    assert state.scores() == [-x for x in last]
+    mean = sum(last) / 3
+    assert state.returns() == [mean - x for x in last]

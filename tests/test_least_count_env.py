@@ -4,6 +4,12 @@ PettingZoo way (a last reward, a dead step, never acting again), every match end
 one winner, rewards over rounds and matches, every observation segment decoded against
 the player view, infos, the caps, the deal from a given deck, state() and rendering.
 
+Seeded games are also checked at every decision against a record of the public play kept
+here action by action (``Public``: open set, dead pile, known cards, hand sizes, closed
+deck, totals, eliminations, finished turns): the player views and observations, the masks
+and round scores against the oracles of tests/least_count_oracle.py, and determinizations
+keeping every publicly known card where it is.
+
 The rules scenarios are in test_least_count_rules.py, the brute-force discard oracle and
 the property tests in test_least_count_engine.py.
 """
@@ -13,6 +19,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +27,7 @@ import pytest
 
 import env_contract as contract
 from env_contract import GameSpec, StepChecks, Watcher
+from least_count_oracle import legal_subsets, oracle_eliminated, oracle_round, oracle_value
 from rummy_envs import cards as C
 from rummy_envs import least_count_v0
 from rummy_envs.envs.base import rank_rewards
@@ -137,7 +145,7 @@ def step_bound(config: LeastCountConfig) -> int:
 
 
 class MatchWatcher(Watcher):
-    """An eliminated seat never moves again and stays out; every round is scored by the spec;
+    """An eliminated seat never moves again and stays out; every round is scored by the rules;
     a match to the last player standing ends with exactly one winner (unless capped)."""
 
     def __init__(self, config: LeastCountConfig) -> None:
@@ -161,7 +169,7 @@ class MatchWatcher(Watcher):
 
 
 def check_round_score(config: LeastCountConfig, result: L.RoundResult, out_before: list[int]) -> None:
-    """The round's points recomputed from its hands by the rules of least_count.md §6-§7."""
+    """The round's points recomputed from its hands by the rules (docs/least_count.md#showdown)."""
     players = [q for q in range(config.num_players) if not out_before[q]]
     assert result.players == players and (result.cut_card >= 0) == config.cut_joker
     wild = result.cut_card % 13 if 0 <= result.cut_card < L.JOKER else -1
@@ -527,7 +535,7 @@ def test_layout_sizes_by_player_count():
         layout = raw.observation_layout()
         assert layout["known"].size == players * 53 and layout["hand_slots"].size == 7 * 53
         sizes[players] = raw.observation_size
-    assert sizes[4] == 897 and sizes[10] - sizes[4] == 6 * (53 + 6 + 5)  # docs/least_count.md
+    assert sizes[4] == 897 and sizes[10] - sizes[4] == 6 * (53 + 6 + 5)  # docs/least_count.md#observation
     assert least_count_v0.raw_env().action_space("player_0").n == L.NUM_ACTIONS == 182
 
 
@@ -538,13 +546,228 @@ def test_the_observation_hides_other_hands_but_shows_known_cards():
     env.reset(options={"state": state.to_dict()})
     mover = raw.agent_selection
     env.step(L.DISCARD)
-    open_card = raw.game.view(0).open_set[0]
+    open_card = raw.game.player_view(0).open_set[0]
     env.step(L.PICK_OPEN + open_card)
     seat = raw.agent_name_mapping[mover]
     for agent in raw.possible_agents:
         view = raw.player_view(agent)
         assert view.known[(seat - view.player) % 3] == (open_card,)
         assert counts(decode(raw, agent)["hand"]) == list(view.hand) == raw.game.hands[view.player]
+
+
+# ---------------------------------------------------------------------------------------
+# Seeded games checked against the public play, followed action by action
+# ---------------------------------------------------------------------------------------
+
+
+def oracle_legal(state: LeastCountState, public: Public) -> set[int]:
+    """The legal actions of the player to move from the rules and the public record."""
+    cfg, p = state.config, state.current_player
+    hand = state.hands[p]
+    if state.phase == Phase.TURN_START:
+        count = sum(oracle_value(c, state.cut_card) for c in hand)
+        may = public.turn_done[p] or cfg.declare_timing == "start_of_any_turn"
+        may = may and (cfg.declare_max_count is None or count <= cfg.declare_max_count)
+        subsets = legal_subsets(hand, lengths=cfg.sequence_lengths, same_suit=cfg.sequence_same_suit,
+                                triples=cfg.allow_three_of_a_kind, two_pairs=cfg.allow_two_different_pairs)
+        return ({L.DECLARE} if may else set()) | {L.DISCARD - 1 + s for s in subsets}
+    out = {L.PICK_OPEN + c for c in public.open_set}
+    return out | ({L.PICK_CLOSED} if public.stock or public.dead else set())
+
+
+@dataclass
+class Public:
+    """What every player has seen of the round, and the match so far."""
+
+    open_set: list[int]
+    stock: int
+    dead: list[int] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)
+    known: list[list[int]] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    turn_done: list[bool] = field(default_factory=list)
+    turns: int = 0
+
+    @classmethod
+    def deal(cls, state: LeastCountState) -> Public:
+        n = state.n
+        return cls(open_set=list(state.open_set), stock=len(state.stock), known=[[] for _ in range(n)],
+                   sizes=[len(h) for h in state.hands], turn_done=[False] * n)
+
+    def play(self, state: LeastCountState, action: int) -> None:
+        """Record ``action`` of the player to move (before it is applied)."""
+        p = state.current_player
+        if L.DISCARD <= action < L.PICK_OPEN:
+            cards = L.subset_cards(state.hands[p], action)
+            self.pending = cards
+            for card in cards:
+                if card in self.known[p]:
+                    self.known[p].remove(card)
+            self.sizes[p] -= len(cards)
+            return
+        if action == L.PICK_CLOSED:
+            if not self.stock:
+                self.stock, self.dead = len(self.dead), []
+            self.stock -= 1
+        elif action >= L.PICK_OPEN:
+            card = action - L.PICK_OPEN
+            self.open_set.remove(card)
+            self.known[p].append(card)
+        else:
+            return
+        self.sizes[p] += 1
+        self.dead += self.open_set
+        self.open_set, self.pending = sorted(self.pending), []
+        self.turn_done[p] = True
+        self.turns += 1
+
+
+@dataclass
+class Match:
+    """The match score, kept from the rounds' points as the rules give them."""
+
+    totals: list[int]
+    out: list[bool]
+
+
+def check_view(state: LeastCountState, public: Public, match: Match, player: int) -> None:
+    """``player``'s view against the public record (seats relative, ``player`` first)."""
+    view = state.player_view(player)
+    n = state.n
+    seats = [(player + k) % n for k in range(n)]
+    assert sorted(view.open_set) == sorted(public.open_set)
+    assert Counter(view.dead_pile) == Counter(public.dead)
+    assert list(view.pending_discard) == public.pending
+    assert view.stock_size == public.stock
+    assert [Counter(k) for k in view.known] == [Counter(public.known[q]) for q in seats]
+    assert list(view.hand_sizes) == [public.sizes[q] for q in seats]
+    assert list(view.turn_done) == [public.turn_done[q] for q in seats]
+    assert list(view.totals) == [match.totals[q] for q in seats]
+    assert list(view.eliminated) == [match.out[q] for q in seats]
+    assert view.turns == public.turns
+    assert view.count == sum(oracle_value(c, state.cut_card) for c in state.hands[player])
+
+
+def check_public_observation(env, state: LeastCountState, public: Public, match: Match, player: int) -> None:
+    """The segments of ``player``'s observation that the record fixes."""
+    seg = decode(env, f"player_{player}")
+    n, ids = state.n, L.NUM_IDS
+    seats = [(player + k) % n for k in range(n)]
+    assert counts(seg["open_set"]) == sorted(public.open_set)
+    assert counts(seg["dead_pile"]) == sorted(public.dead)
+    assert counts(seg["pending_discard"]) == sorted(public.pending)
+    for k, q in enumerate(seats):
+        assert counts(seg["known"][k * ids : (k + 1) * ids]) == sorted(public.known[q])
+        sizes = seg["hand_sizes"][k * (state.config.hand_size + 1) : (k + 1) * (state.config.hand_size + 1)]
+        assert np.flatnonzero(sizes).tolist() == [public.sizes[q]]
+    cfg = state.config
+    assert seg["totals"] == pytest.approx([match.totals[q] / cfg.elimination_score for q in seats])
+    assert seg["eliminated"].tolist() == [match.out[q] for q in seats]
+    assert seg["turn_done"].tolist() == [public.turn_done[q] for q in seats]
+    assert seg["stock_size"][0] == pytest.approx(public.stock / cfg.deck_size)
+    assert seg["turns"][0] == pytest.approx(public.turns / cfg.max_turns_per_round)
+
+
+def check_determinization(state: LeastCountState, rng: random.Random) -> None:
+    """Each player's samples look the same to that player and keep every known card in its hand;
+    only the hidden cards move among the hidden places."""
+    for p in range(state.n):
+        det = state.sample_determinization(p, rng)
+        assert det.player_view(p) == state.player_view(p)
+        assert det.hands[p] == state.hands[p] and det.open_set == state.open_set and det.dead == state.dead
+        hidden, det_hidden = list(state.stock), list(det.stock)
+        for q in range(state.n):
+            assert len(det.hands[q]) == len(state.hands[q])
+            assert not Counter(state.known[q]) - Counter(det.hands[q]), "a known card left its hand"
+            if q != p:
+                hidden += list((Counter(state.hands[q]) - Counter(state.known[q])).elements())
+                det_hidden += list((Counter(det.hands[q]) - Counter(state.known[q])).elements())
+        assert Counter(hidden) == Counter(det_hidden)
+
+
+def declaring(state: LeastCountState, rng: random.Random) -> int:
+    """Declares often at low counts (so rounds end in valid, false and tied declarations),
+    discards the most it may, picks open cards half the time."""
+    legal = state.legal_actions()
+    if L.DECLARE in legal and (state.count(state.current_player) <= 12 or rng.random() < 0.05):
+        return L.DECLARE
+    if state.phase == Phase.TURN_START:
+        discards = [a for a in legal if a != L.DECLARE]
+        if rng.random() < 0.6:
+            return max(discards, key=lambda a: (sum(L.subset_cards(state.hands[state.current_player], a)), a))
+        return rng.choice(discards)
+    opens = [a for a in legal if a != L.PICK_CLOSED]
+    return rng.choice(opens) if opens and rng.random() < 0.5 else rng.choice(legal)
+
+
+def play_checked(options: dict, seed: int, max_steps: int = 600) -> tuple[LeastCountState, Counter]:
+    """A seeded game of the raw env's engine, its views and observations checked at every
+    decision against the public record, its masks, scores and eliminations against the oracles."""
+    env = least_count_v0.raw_env(**options)
+    env.reset(seed=seed)
+    state, rng = env.game, random.Random(seed)
+    public = Public.deal(state)
+    match = Match([0] * state.n, [False] * state.n)
+    returns = [0.0] * state.n  # per round: the mean points of its players minus one's own
+    seen: Counter = Counter()
+    for _ in range(max_steps):
+        for player in range(state.n):
+            check_view(state, public, match, player)
+        check_public_observation(env, state, public, match, state.current_player if state.current_player >= 0 else 0)
+        if state.is_terminal():
+            break
+        assert set(state.legal_actions()) == oracle_legal(state, public)
+        check_determinization(state, rng)
+        action = declaring(state, rng)
+        rounds = len(state.hand_results)
+        players = [q for q in range(state.n) if not match.out[q]]
+        declarer = state.current_player if action == L.DECLARE else -1
+        public.play(state, action)
+        state.apply(action)  # the engine directly: the env's dead steps for eliminated seats aside
+        if len(state.hand_results) > rounds:
+            result = state.hand_results[-1]
+            assert result.kind != "timeout" or declarer < 0
+            counts_now = {q: sum(oracle_value(c, result.cut_card) for c in result.hands[q]) for q in players}
+            assert [result.counts[q] for q in players] == list(counts_now.values())
+            assert result.points == oracle_round(state.config, declarer, players, counts_now)
+            seen[result.kind] += 1
+            mean = sum(result.points[q] for q in players) / len(players)
+            for q in players:
+                returns[q] += mean - result.points[q]
+            match.totals = [t + x for t, x in zip(match.totals, result.points)]
+            if state.config.episode == "match":
+                out = oracle_eliminated(state.config, players, match.totals)
+                assert sorted(result.eliminated) == out
+                seen["eliminated"] += len(out)
+                for q in out:
+                    match.out[q] = True
+            if not state.is_terminal():
+                public = Public.deal(state)
+    if state.is_terminal():
+        assert state.returns() == pytest.approx(returns)
+    return state, seen
+
+
+GAMES = {
+    "four": ({}, 4),
+    "two_tie_valid_cap": ({"num_players": 2, "tie_declaration_valid": True, "max_turns_per_round": 9}, 4),
+    "jokers_match": ({"num_players": 3, "num_printed_jokers": 2, "cut_joker": True, "episode": "match",
+                      "elimination_score": 40, "declare_timing": "start_of_any_turn", "hand_size": 7,
+                      "allow_three_of_a_kind": True, "allow_two_different_pairs": True}, 2),
+    "two_decks_match": ({"num_players": 7, "episode": "match", "elimination_score": 30, "eliminate_on_equal": True,
+                         "declare_max_count": 15, "sequence_same_suit": True, "false_declare_penalty": 35}, 1),
+}
+
+
+def test_views_observations_masks_and_scores_over_seeded_games():
+    """Every decision of the seeded games of ``GAMES`` checked (``play_checked``); together
+    they reach valid, false and timed-out rounds and eliminations."""
+    seen: Counter = Counter()
+    for name in GAMES:
+        options, games = GAMES[name]
+        for seed in range(games):
+            seen += play_checked(options, seed)[1]
+    assert min(seen[k] for k in ("valid_declaration", "false_declaration", "timeout", "eliminated")) > 0, seen
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
-"""Least Count: the worked scenarios L1-L6 of least_count.md exactly, a scenario for every
-option, and option validation. Mid-round positions are engine states built from
-hand-written dicts (``scenario``); the rest of the deck goes to the closed deck."""
+"""Least Count: the worked examples L1-L6 of docs/least_count.md#examples exactly, a scenario
+for every option, the fast legal discards equal to the readable rule (a hypothesis
+property under every discard option, with one deck, jokers and two decks), round scores
+and eliminations against tables worked out by hand and the oracles of
+tests/least_count_oracle.py, and option validation. Mid-round positions are engine states
+built from hand-written dicts (``scenario``, ``declare_state``); the rest of the deck goes
+to the closed deck."""
 
 from __future__ import annotations
 
@@ -8,11 +12,15 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from least_count_oracle import oracle_round
 from rummy_envs import IllegalActionError, least_count_v0
 from rummy_envs import cards as C
 from rummy_envs.games import least_count as L
 from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
+from rummy_envs.games.least_count.fast import fast_legal_discards
 
 
 def scenario(hands: list[str], open_set: str = "", dead: str = "", stock_top: str = "", phase: str = "TURN_START",
@@ -86,6 +94,52 @@ def test_l1_sequences_of_one_suit_with_sequence_same_suit():
     assert may_discard("2S 7S 9S JS KS", sequence_same_suit=True)  # the flush is unchanged
 
 
+def test_default_discard_patterns_are_the_documented_ones():
+    """docs/least_count.md#legal-discards with the default options: sequences of exactly 3 or
+    5, any suits; ``DiscardRules()`` (for ``legal_discards`` called directly) has the same
+    defaults, for the readable rule and its fast path alike."""
+    rules = L.DiscardRules.of(LeastCountConfig())
+    assert L.DiscardRules() == rules
+    for cards, legal in (("6C 7D 8H 9S TC", True), ("5C 6D 7H 8S", False), ("2C 3D 4H", True)):
+        hand = sorted(C.parse(cards))
+        full = (1 << len(hand)) - 1
+        assert (full in L.legal_discards(hand, rules)) == legal, cards
+        assert (full in fast_legal_discards(hand, rules)) == legal, cards
+
+
+# -- the fast legal discards: the readable rule, fast ---------------------------------------
+DECKS = {"one": C.deck(1, 0), "jokers": C.deck(1, 2), "two_decks_jokers": C.deck(2, 4)}
+# Every combination of the options the legal discards depend on.
+ALL_DISCARD_RULES = st.builds(
+    L.DiscardRules,
+    sequence_lengths=st.sets(st.integers(3, 13), min_size=1).map(lambda lengths: tuple(sorted(lengths))),
+    sequence_same_suit=st.booleans(), allow_three_of_a_kind=st.booleans(), allow_two_different_pairs=st.booleans(),
+)
+
+
+@st.composite
+def neighbourly_hands(draw: st.DrawFn, deck: list[int]) -> list[int]:
+    """A sorted hand of 1-7 cards of ``deck``: uniform, or of a few neighbouring ranks in a few
+    suits (and jokers), where groups, sequences and flushes are common."""
+    if draw(st.booleans()):
+        low, width = draw(st.integers(0, 12)), draw(st.integers(1, 7))
+        suits = draw(st.sets(st.integers(0, 3), min_size=1))
+        ranks = {(low + k) % 13 for k in range(width)}
+        deck = [c for c in deck if c == L.JOKER or (c % 13 in ranks and c // 13 in suits)]
+    picks = draw(st.lists(st.integers(0, len(deck) - 1), min_size=1, max_size=min(L.MAX_HAND, len(deck)), unique=True))
+    return sorted(deck[i] for i in picks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), rules=ALL_DISCARD_RULES, deck_name=st.sampled_from(list(DECKS)))
+def test_fast_discards_equal_the_readable_rule(data, rules, deck_name):
+    """``fast.fast_legal_discards`` (rank bits, the shape memo, the direct path) gives exactly
+    what the readable ``rules.legal_discards`` does, under every discard option, with one
+    deck, jokers, and two decks with jokers."""
+    hand = data.draw(neighbourly_hands(DECKS[deck_name]))
+    assert fast_legal_discards(hand, rules) == L.legal_discards(hand, rules)
+
+
 # -- L2: the open set and the pick ----------------------------------------------------------
 def test_l2_open_set_and_pick():
     a, b, c, d = "4C 4D 6H 6S KC", "QC QD", "JS 2H 2D 5C 9C", "3S 8S"
@@ -100,9 +154,37 @@ def test_l2_open_set_and_pick():
     assert state.dead == dead_before + C.parse("8D 9H")
     assert state.open_set == C.parse("JS") and state.current_player == 3
     assert C.format(state.hands[2]) == "5C 7C 9C 2D 2H"
-    view = state.view(3)
+    view = state.player_view(3)
     assert view.open_set == (C.parse_card("JS"),) and view.known[3] == (C.parse_card("7C"),)
     assert names(state) >= {"DISCARD(0)", "DISCARD(1)"} and state.phase == Phase.TURN_START
+
+
+def declare_state(hands: list[str], totals: list[int], **options) -> LeastCountState:
+    """A match at seat 0's turn start, every seat having played a turn, with given totals."""
+    n = len(hands)
+    cfg = LeastCountConfig(num_players=n, episode="match", **options)
+    state = LeastCountState(cfg, seed=1)
+    held = [c for h in hands for c in C.parse(h)]
+    rest = [c for c in cfg.full_deck() if c not in held]
+    data = state.to_dict()
+    data.update({"hands": [h.split() for h in hands], "open_set": [C.format_card(rest[0])],
+                 "stock": C.format(rest[1:]).split(), "dead_pile": [], "phase": "TURN_START",
+                 "current_player": 0, "turn_done": [True] * n, "totals": totals, "turns": n, "known": [[]] * n,
+                 "pending_discard": []})
+    return LeastCountState.from_dict(data)
+
+
+def test_pick_from_the_open_set_after_a_discard():
+    state = declare_state(["AC 2C 3D", "4D 6D 8S", "5H 7H 9H"], [0, 0, 0])
+    state.apply(L.discard_action(state.hands[0], "AC 2C 3D"))  # a mixed-suit sequence
+    open_card = state.open_set[0]
+    assert set(state.legal_actions()) == {L.PICK_OPEN + open_card, L.PICK_CLOSED}
+    state.apply(L.PICK_OPEN + open_card)
+    assert state.hands[0] == [open_card] and state.known[0] == [open_card]
+    assert state.open_set == C.parse("AC 2C 3D") and state.dead == []
+    state.apply(L.discard_action(state.hands[1], "8S"))
+    state.apply(L.PICK_CLOSED)
+    assert state.dead == C.parse("AC 2C 3D") and state.open_set == C.parse("8S")
 
 
 # -- L3, L4: declarations -------------------------------------------------------------------
@@ -140,6 +222,28 @@ def test_false_declare_penalty_option():
     assert declare([A10, B8, C20], false_declare_penalty=40).points == [42, 0, 0]
 
 
+@pytest.mark.parametrize("declarer, counts, options, kind, points", [
+    (0, [3, 9, 4, 20], {}, "valid_declaration", [0, 6, 1, 17]),  # everyone pays the difference
+    (0, [4, 9, 4, 20], {}, "false_declaration", [20, 0, 0, 0]),  # a tie is false: 20 + (d - min)
+    (0, [4, 9, 4, 20], {"tie_declaration_valid": True}, "valid_declaration", [0, 5, 0, 16]),
+    (2, [3, 9, 5, 20], {}, "false_declaration", [0, 0, 22, 0]),  # beaten: 20 + (5 - 3)
+    (2, [3, 9, 5, 20], {"false_declare_penalty": 40}, "false_declaration", [0, 0, 42, 0]),
+    (-1, [3, 9, 5, 20], {}, "timeout", [0, 6, 2, 17]),  # count - min
+    (-1, [7, 7, 7, 7], {}, "timeout", [0, 0, 0, 0]),
+])
+def test_round_scores(declarer, counts, options, kind, points):
+    cfg = LeastCountConfig(**options)
+    assert L.score_round(cfg, declarer, [0, 1, 2, 3], counts) == (kind, points)
+    assert oracle_round(cfg, declarer, [0, 1, 2, 3], dict(enumerate(counts))) == points
+
+
+def test_round_scores_skip_seats_not_dealt_in():
+    """Seat 1 is out of the match: its zero count is not the minimum, and it scores nothing."""
+    cfg = LeastCountConfig()
+    assert L.score_round(cfg, 0, [0, 2, 3], [6, 0, 9, 4])[1] == [22, 0, 0, 0]
+    assert L.score_round(cfg, -1, [0, 2, 3], [6, 0, 9, 4])[1] == [2, 0, 5, 0]
+
+
 # -- L5: declare timing ---------------------------------------------------------------------
 def test_l5_no_declaration_in_ones_first_turn_and_only_at_the_start_of_a_turn():
     state = LeastCountState(LeastCountConfig(num_players=3), seed=5, dealer=0)
@@ -163,6 +267,17 @@ def test_declare_timing_start_of_any_turn_allows_the_first_turn():
     assert "DECLARE" in names(state)
     state.apply(L.DISCARD)
     assert "DECLARE" not in names(state)
+
+
+def test_declare_needs_a_finished_turn_and_the_threshold():
+    state = declare_state(["AC 2C", "4D 6D", "5H 7H"], [0, 0, 0], declare_max_count=3)
+    assert L.DECLARE in state.legal_actions()
+    state = declare_state(["AC 3C", "4D 6D", "5H 7H"], [0, 0, 0], declare_max_count=3)
+    assert L.DECLARE not in state.legal_actions()  # count 4 > 3
+    fresh = LeastCountState(LeastCountConfig(), seed=3)
+    assert L.DECLARE not in fresh.legal_actions()
+    anytime = LeastCountState(LeastCountConfig(declare_timing="start_of_any_turn"), seed=3)
+    assert L.DECLARE in anytime.legal_actions()
 
 
 def test_declare_max_count():
@@ -195,6 +310,34 @@ def test_l6_elimination_through_the_env():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else rng.choice(obs["action_mask"].nonzero()[0].tolist()))
     assert len(raw.game.winners) == 1 and raw.game.winners[0] in (0, 2)
+
+
+@pytest.mark.parametrize("totals, options, eliminated, over, winners", [
+    ([90, 95, 80], {}, [1], False, []),  # 95 + 7 is past 100
+    ([90, 93, 80], {}, [], False, []),  # 93 + 7 = 100 is not past 100
+    ([90, 93, 80], {"eliminate_on_equal": True}, [1], False, []),
+    ([90, 95, 100], {}, [1, 2], True, [0]),  # the last player standing wins
+    ([101, 95, 100], {}, [1, 2], True, [0]),  # everyone past 100: the lowest total stays
+    ([90, 95, 80], {"match_end": "first_elimination"}, [1], True, [2]),  # the lowest total wins
+])
+def test_eliminations_and_match_end(totals, options, eliminated, over, winners):
+    """Seat 0 (AC 2C, count 3) declares against 10 and 12: valid, 7 and 9 points."""
+    state = declare_state(["AC 2C", "4D 6D", "5H 7H"], totals, **options)
+    state.apply(L.DECLARE)
+    result = state.hand_results[-1]
+    assert result.kind == "valid_declaration" and result.points == [0, 7, 9]
+    assert sorted(result.eliminated) == eliminated
+    assert state.is_terminal() == over
+    assert state.winners == winners
+
+
+def test_standings_rank_by_elimination_round_then_total():
+    """Later eliminations rank higher; in one round, the lower total; seats still in first."""
+    state = declare_state(["AC 2C", "4D 6D", "5H 7H", "9S 9C"], [10, 95, 98, 20])
+    state.apply(L.DECLARE)  # seats 1 (105) and 2 (107) go out together; 3 (35) and 0 play on
+    assert sorted(state.hand_results[-1].eliminated) == [1, 2]
+    assert state.standings() == [-1, -3, -4, -2]
+    assert state.player_view(0).eliminated == (False, True, True, False)
 
 
 def test_eliminate_on_equal():
@@ -277,7 +420,7 @@ def test_printed_jokers_pair_only_with_jokers_and_are_worth_zero():
 
 def test_cut_joker_rank_is_worth_zero_and_a_cut_joker_leaves_only_jokers_wild():
     state = scenario(["7C 7D 2H", "AD"], cut_card="7S", cut_joker=True)
-    assert state.count(0) == 2 and state.view(1).cut_card == C.parse_card("7S")
+    assert state.count(0) == 2 and state.player_view(1).cut_card == C.parse_card("7S")
     assert may_discard("6C 7D 8H", cut_joker=True, cut_card="7S")  # cut-rank cards keep rank and suit
     jokers = scenario(["7C JK 2H", "AD"], cut_card="JK", cut_joker=True, num_printed_jokers=2)
     assert jokers.count(0) == 9

@@ -19,7 +19,7 @@ _TURN_START, _PICK, _GAME_OVER = L.Phase.TURN_START, L.Phase.PICK, L.Phase.GAME_
 class LeastCountEnv(RummyEnv):
     """Least Count for 2-10 players as an AEC environment.
 
-    Keyword options are the rules options of ``LeastCountConfig`` (see docs/least_count.md),
+    Keyword options are the rules options of ``LeastCountConfig`` (docs/least_count.md#options),
     ``num_players`` among them, plus ``render_mode``, ``reward`` ("points" | "win_loss"),
     ``reward_scale``, ``illegal_action`` ("raise" | "terminate") and ``rich_info`` (the round
     results in the infos). In a match an eliminated player's agent is terminated and leaves
@@ -257,7 +257,7 @@ class LeastCountEnv(RummyEnv):
 
     def player_view(self, agent: str) -> L.LeastCountView:
         """Frozen view of exactly what ``agent`` may see (hand, piles, sizes, totals)."""
-        return self.game.view(self.agent_name_mapping[agent])
+        return self.game.player_view(self.agent_name_mapping[agent])
 
     def _hand_info(self, player: int) -> dict[str, Any]:
         info = self.game.hand_results[-1].as_dict()
