@@ -9,10 +9,14 @@ one placement at a time and can never strand the agent.
 - ``heuristic`` plans each commit whole with the solver (``table_solver.commit_options``
   and ``after`` on the commit problem rebuilt from the view): the set of hand cards worth
   the most that go down together (a branch and bound), its jokers declared where the
-  others are least likely to hold the natural that frees them; at the first draw it draws
-  again instead of a commit that leaves cards behind when the next card likely takes the
-  whole hand out; it knocks only when its hand is likely the lowest at the table. The
-  view does not show the rules options; it assumes the default three draws a turn.
+  others are least likely to hold the natural that frees them; at a meld decision that is
+  not the turn's last it draws again instead of a commit that leaves cards behind when the
+  next card likely takes the whole hand out; it knocks only when its hand is likely the
+  lowest at the table.
+
+Both read the rules options from ``view.rules``: the heuristic takes the identity limit and
+the decks for the solver's problem and the unseen cards, and ``max_draws`` for the turn's
+last meld decision.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
-from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.cards import NUM_RANKS
 from rummy_envs.games import manipulation_rummy as M
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.games.manipulation_rummy import ManipulationView, Phase
 
 CARDS = M.NUM_CARDS
@@ -40,7 +44,6 @@ MOVE_START = {
     "freed_as": M.FREED_AS,
 }
 LOW_CARD_VALUE = 3  # a small hand value per card an opponent might hold at the least
-MAX_JOKERS = 4  # the most jokers a game may hold (the num_jokers option)
 JOKER_VALUE = M.JOKER_VALUE
 SEARCH_BUDGET = 200  # solver calls one commit search may make
 
@@ -51,7 +54,7 @@ def offered(legal: tuple[int, ...], move: str) -> list[int]:
     return [a - start for a in legal if start <= a < start + CARDS]
 
 
-def commit_problem(view: ManipulationView, max_copies: int | None) -> TS.CommitProblem:
+def commit_problem(view: ManipulationView) -> TS.CommitProblem:
     """The solver's problem for the commit the viewer is building (or about to start)."""
 
     def counts(cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -69,16 +72,8 @@ def commit_problem(view: ManipulationView, max_copies: int | None) -> TS.CommitP
         hand_jokers=view.hand.count(M.JOKER),
         free_jokers=view.freed_jokers,
         need_hand_card=not view.placed,
-        max_copies=max_copies,
+        max_copies=view.rules.identity_limit,
     )
-
-
-def identity_limit(view: ManipulationView) -> int:
-    """The most copies of one identity on the table: the number of decks, read from the
-    cards in play (52 a deck, plus at most four jokers). The ``joker_identity_limit=none``
-    option cannot be seen; plans then keep to this stricter limit, so they stay legal."""
-    in_play = sum(view.hand_sizes) + view.stock_size + len(view.table) + view.freed_jokers
-    return 1 if in_play <= CARDS + MAX_JOKERS else 2
 
 
 class _ManipulationAgent(ABC):
@@ -161,14 +156,14 @@ class ManipulationHeuristicAgent(_ManipulationAgent):
 
     def meld(self, view: ManipulationView) -> int:
         legal = view.legal_actions
-        problem = commit_problem(view, identity_limit(view))
+        problem = commit_problem(view)
         if self.pending:
             expected, action = self.pending.pop(0)
             if expected == problem and action in legal:
                 return action
             self.pending = []
         hidden = sum(view.hand_sizes[1:])
-        plan = plan_commit(problem, identity_limit(view), hidden / max(1, hidden + view.stock_size))
+        plan = plan_commit(problem, view.rules.decks, hidden / max(1, hidden + view.stock_size))
         if plan is None or (not view.placed and not self.meld_now(view, plan)):
             return M.NO_MELD if M.NO_MELD in legal else M.ABORT
         steps, current = [], problem
@@ -180,10 +175,11 @@ class ManipulationHeuristicAgent(_ManipulationAgent):
         return steps[0][1]
 
     def meld_now(self, view: ManipulationView, plan: CommitPlan) -> bool:
-        """Commit now, unless this is the first draw, the commit leaves cards behind, and the
-        next card would likely let the whole hand go down instead (worth the out bonus and
-        the others' hands)."""
-        if plan.cards == len(view.hand) or view.draws >= 2 or len(view.hand) > self.out_hand_size:
+        """Commit now, unless another meld decision follows this turn (``max_draws``), the
+        commit leaves cards behind, and the next card would likely let the whole hand go down
+        instead (worth the out bonus and the others' hands)."""
+        last_decision = view.draws >= view.rules.max_draws - 1
+        if plan.cards == len(view.hand) or last_decision or len(view.hand) > self.out_hand_size:
             return True
         return out_chance(view) < self.draw_for_out
 
@@ -311,9 +307,7 @@ def plan_commit(problem: TS.CommitProblem, decks: int, opponent_share: float) ->
 def unseen_cards(view: ManipulationView) -> list[int]:
     """Counts per card id (jokers last) of the cards the viewer cannot see: in other hands
     or the stock."""
-    decks = identity_limit(view)
-    in_play = sum(view.hand_sizes) + view.stock_size + len(view.table) + view.freed_jokers
-    counts = [decks] * CARDS + [in_play - decks * CARDS]
+    counts = [view.rules.decks] * CARDS + [view.rules.total_jokers]
     for card in view.hand:
         counts[card] -= 1
     counts[M.JOKER] -= len(view.table_jokers) + view.freed_jokers
@@ -351,7 +345,7 @@ def out_chance(view: ManipulationView) -> float:
     short of a rare rearrangement of the table); with no card stuck on its own, every card."""
     unseen = unseen_cards(view)
     total = sum(unseen)
-    start = commit_problem(view, identity_limit(view))
+    start = commit_problem(view)
     placeable = TS.commit_options(start).place
     stuck = [c for c in range(CARDS) if start.hand[c] and not placeable >> c & 1]
     if not total or len(stuck) > 2:  # one more card frees three stuck cards too rarely to count

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent, registered_agents
-from agents.manipulation_rummy import (ManipulationHeuristicAgent, ManipulationNoviceAgent, commit_problem, identity_limit,
-                                 joker_exposure, out_chance, unseen_cards)
+from agents.manipulation_rummy import (ManipulationHeuristicAgent, ManipulationNoviceAgent, commit_problem,
+                                       joker_exposure, out_chance, unseen_cards)
 from rummy_envs import cards as C
 from rummy_envs.games import manipulation_rummy as M
 from tests.test_agents import blind_check, play
@@ -55,7 +55,7 @@ def test_agents_are_reproducible_from_their_seed(name):
 
 
 def decide(agent, state):
-    return M.action_to_str(agent.act(None, None, state.view(state.current_player)))
+    return M.action_to_str(agent.act(None, None, state.player_view(state.current_player)))
 
 
 def commit_of(agent, state):
@@ -63,7 +63,7 @@ def commit_of(agent, state):
     state = state.clone()
     actions = []
     while state.phase == M.Phase.MELD and state.current_player == A:
-        action = agent.act(None, None, state.view(A))
+        action = agent.act(None, None, state.player_view(A))
         actions.append(M.action_to_str(action))
         state.apply(action)
         if action in (M.COMMIT, M.NO_MELD, M.ABORT):
@@ -94,7 +94,7 @@ def test_heuristic_frees_a_table_joker_with_its_own_natural():
     s = scenario(["8D 5S 6S QC", "2C 3D", "4H 5H"], table="7D 9D", jokers="8D")
     moves, after = commit_of(ManipulationHeuristicAgent(), s)
     assert moves[-1] == "COMMIT" and C.format(after.hand_cards(A)) == "QC"
-    assert C.format(after.view(A).table_jokers) in {"4S", "7S"}  # the freed joker next to 5S 6S
+    assert C.format(after.player_view(A).table_jokers) in {"4S", "7S"}  # the freed joker next to 5S 6S
 
 
 def test_heuristic_goes_out_with_its_joker():
@@ -110,7 +110,7 @@ def test_heuristic_draws_again_when_the_next_card_likely_takes_it_out():
     table = ("AC 2C 3C 4C 6C 7C 8C 9C QC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH "
              "AS 2S 3S 4S 5S 6S 7S QS")
     s = scenario(["JC JH KS", "5C 8S"], table=table, num_players=2)
-    assert out_chance(s.view(A)) == pytest.approx(3 / 9)
+    assert out_chance(s.player_view(A)) == pytest.approx(3 / 9)
     assert ManipulationHeuristicAgent.draw_for_out <= 3 / 9
     assert decide(ManipulationNoviceAgent(), s) == "PLACE(JC)"
     assert decide(ManipulationHeuristicAgent(), s) == "NO_MELD"
@@ -119,14 +119,14 @@ def test_heuristic_draws_again_when_the_next_card_likely_takes_it_out():
 def test_out_chance_counts_the_cards_that_empty_the_hand():
     # after 5H, only AH, 6H or the joker lets the whole hand go down: 3 of the 49 unseen cards
     s = scenario(["5H", "2C 3D"], table="2H 3H 4H", num_players=2, phase="END_OF_TURN")
-    assert sum(unseen_cards(s.view(A))) == 49
-    assert out_chance(s.view(A)) == pytest.approx(3 / 49)
+    assert sum(unseen_cards(s.player_view(A))) == 49
+    assert out_chance(s.player_view(A)) == pytest.approx(3 / 49)
 
 
 def test_joker_identities_that_only_the_hand_can_free_come_first():
     s = scenario(["8D 5S 6S QC", "2C 3D", "4H 5H"], table="7D 9D", jokers="8D")
-    view = s.view(A)
-    problem = commit_problem(view, identity_limit(view))
+    view = s.player_view(A)
+    problem = commit_problem(view)
     kept = tuple(problem.hand)
     order = joker_exposure(problem, kept, 2, 0.5)
     both_held = C.parse("5S")[0]
@@ -141,7 +141,21 @@ def test_heuristic_knocks_only_when_likely_lowest():
     assert decide(ManipulationHeuristicAgent(), risky) == "END_TURN"
 
 
-def test_identity_limit_read_from_the_cards_in_play():
-    assert identity_limit(scenario(["3C", "4C"], num_players=2).view(A)) == 1
-    assert identity_limit(scenario(["3C", "4C"], num_players=2, num_jokers=4).view(A)) == 1
-    assert identity_limit(scenario(["3C", "4C", "5C"]).view(A)) == 2
+def test_the_solver_problem_and_the_unseen_cards_follow_the_rules_options():
+    two = scenario(["3C", "4C"], num_players=2, num_jokers=4).player_view(A)
+    assert commit_problem(two).max_copies == 1 and sum(unseen_cards(two)) == 52 + 4 - 1
+    three = scenario(["3C", "4C", "5C"]).player_view(A)
+    assert commit_problem(three).max_copies == 2 and sum(unseen_cards(three)) == 106 - 1
+    free = scenario(["3C", "4C", "5C"], num_decks=1, joker_identity_limit="none").player_view(A)
+    assert commit_problem(free).max_copies is None and sum(unseen_cards(free)) == 53 - 1
+
+
+@pytest.mark.parametrize("max_draws, draws, expected", [(3, 1, "NO_MELD"), (2, 1, "PLACE(JC)"), (3, 2, "PLACE(JC)"),
+                                                         (4, 2, "NO_MELD")])
+def test_heuristic_draws_again_only_before_the_turns_last_meld_decision(max_draws, draws, expected):
+    # the position of test_heuristic_draws_again_when_the_next_card_likely_takes_it_out: at
+    # the last meld decision of a turn (draw max_draws - 1) it commits what it can
+    table = ("AC 2C 3C 4C 6C 7C 8C 9C QC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH "
+             "AS 2S 3S 4S 5S 6S 7S QS")
+    s = scenario(["JC JH KS", "5C 8S"], table=table, num_players=2, max_draws=max_draws, draws=draws)
+    assert decide(ManipulationHeuristicAgent(), s) == expected

@@ -23,6 +23,7 @@ from rummy_envs import cards as C
 from rummy_envs import manipulation_rummy_v0
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 from test_manipulation_rummy_rules import A, B, assert_table_legal, is_meld, meldy, scenario
 from observations import counts, decode
 
@@ -139,8 +140,9 @@ def reveals(state: ManipulationState, action: int) -> bool:
 
 
 class CommitWatcher(Watcher):
-    """The table is legal after every COMMIT; every round is scored by spec §7; a match that
-    ends pays the bonuses of §8."""
+    """The table is legal after every COMMIT; every round is scored as
+    docs/manipulation_rummy.md#scoring says; a match that ends pays the bonuses of
+    docs/manipulation_rummy.md#match."""
 
     def __init__(self, config: ManipulationConfig) -> None:
         self.config = config
@@ -173,7 +175,7 @@ class CommitWatcher(Watcher):
 
 
 def check_round_score(config: ManipulationConfig, result: M.RoundResult) -> None:
-    """A round's result recomputed from its revealed hands by spec §7."""
+    """A round's result recomputed from its revealed hands (docs/manipulation_rummy.md#scoring)."""
     values = [sum(25 if c == M.JOKER else min(c % 13 + 1, 10) for c in hand) for hand in result.hands]
     assert result.values == values
     low = min(values)
@@ -466,7 +468,7 @@ def test_determinization_keeps_what_was_seen_of_the_player_to_move():
     redealt = 0
     for _ in range(20):
         det = s.sample_determinization(B, rng)
-        assert det.hand_value(A) <= 5 and det.view(B) == s.view(B)
+        assert det.hand_value(A) <= 5 and det.player_view(B) == s.player_view(B)
         redealt += det.hands[A] != s.hands[A]
     assert redealt > 5  # the hand is redealt, only within what was seen
     # A commit in progress: the redealt hand can still complete a legal commit.
@@ -475,7 +477,7 @@ def test_determinization_keeps_what_was_seen_of_the_player_to_move():
     redealt = 0
     for _ in range(20):
         det = s.sample_determinization(B, rng)
-        assert M.TS.commit_options(det.commit_problem()).feasible and det.view(B) == s.view(B)
+        assert TS.commit_options(det.commit_problem()).feasible and det.player_view(B) == s.player_view(B)
         assert det.placed == s.placed and len(det.hand_cards(A)) == len(s.hand_cards(A))
         redealt += det.hands[A] != s.hands[A]
     assert redealt > 5

@@ -1,7 +1,8 @@
-"""Manipulation Rummy: the worked scenarios M1-M6 of manipulation_rummy.md exactly, joker
-replacement from the hand and from the table, the freed-joker rule, a table that is not
-legal never committed, a scenario for every option, and option and state-dict validation.
-Mid-round positions are engine states built from hand-written dicts (``scenario``)."""
+"""Manipulation Rummy: the worked scenarios M1-M6 (docs/manipulation_rummy.md#scenarios)
+exactly, joker replacement from the hand and from the table, the freed-joker rule, a table
+that is not legal never committed, a scenario for every option, option and state-dict
+validation, and states sampled from a seat's view (``sample_from_view``). Mid-round
+positions are engine states built from hand-written dicts (``scenario``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from rummy_envs import IllegalActionError
 from rummy_envs import cards as C
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
+from rummy_envs.games.manipulation_rummy import sampling
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 
 A, B, Cs, D = 0, 1, 2, 3  # seats of a scenario's players; A is to move
 
@@ -57,8 +60,9 @@ def play(state: ManipulationState, *actions: str) -> None:
 
 
 def is_meld(cards: tuple[int, ...] | list[int]) -> bool:
-    """An independent check of one meld (spec §3): a group of 3-4 distinct suits of one rank,
-    or 3+ consecutive cards of one suit, the ace low or high, given in rank order."""
+    """An independent check of one meld (docs/manipulation_rummy.md#cards-and-melds): a group
+    of 3-4 distinct suits of one rank, or 3+ consecutive cards of one suit, the ace low or
+    high, given in rank order."""
     if len(cards) < 3:
         return False
     ranks, suits = [c % 13 for c in cards], [c // 13 for c in cards]
@@ -92,7 +96,7 @@ def test_m1_legal_rearrangement():
     play(s, "PLACE(6D)", "COMMIT")
     assert melds(s) == {"3C 4C 5C", "6C 6D 6H", "9D 9H 9S"}
     assert_table_legal(s)
-    assert s.view(A).hand == (C.parse_card("KS"),) and s.hand_value(A) == 10
+    assert s.player_view(A).hand == (C.parse_card("KS"),) and s.hand_value(A) == 10
     # KS is worth 10 > 5: no knock decision; the turn ended at once and B drew.
     assert s.current_player == B and s.phase == Phase.MELD and s.draws == 1
 
@@ -114,7 +118,7 @@ def test_m2b_rearranging_table_cards_only_is_never_committed():
     play(s, "REPLACE_FROM_TABLE(8D)")  # the group's 8D takes the joker's place in the run
     assert s.free_jokers == 1 and "COMMIT" not in names(s)
     play(s, "FREED_AS(8D)")  # the table is legal again, but no card came from the hand
-    assert s.free_jokers == 0 and M.TS.is_legal(s.table_counts(), 2)
+    assert s.free_jokers == 0 and TS.is_legal(s.table_counts(), 2)
     assert "COMMIT" not in names(s) and "ABORT" in names(s)
 
 
@@ -174,7 +178,7 @@ def test_m3_joker_replaced_from_the_hand_then_placed_anew():
     play(s, "PLACE(5S)", "PLACE(6S)")
     assert "COMMIT" not in names(s), "the freed joker must be placed first"
     play(s, "FREED_AS(7S)", "COMMIT")
-    assert melds(s) == {"7D 8D 9D", "5S 6S 7S"} and s.view(B).table_jokers == (C.parse_card("7S"),)
+    assert melds(s) == {"7D 8D 9D", "5S 6S 7S"} and s.player_view(B).table_jokers == (C.parse_card("7S"),)
     assert_table_legal(s)
     assert s.hand_cards(A) == [C.parse_card("QC")] and s.current_player == B  # QC = 10: no knock
 
@@ -224,7 +228,7 @@ def test_a_table_that_is_not_legal_is_never_committed():
     for state in commit_walk(s, rng, 600):
         legal = state.legal_actions()
         problem = state.commit_problem()
-        legal_table = M.TS.is_legal(problem.table, 2)
+        legal_table = TS.is_legal(problem.table, 2)
         ready = state.in_commit and not problem.need_hand_card and not problem.free_jokers
         assert (M.COMMIT in legal) == (ready and legal_table)
         commits += M.COMMIT in legal
@@ -400,7 +404,7 @@ def test_a_seeded_match_plays_rounds_to_the_target_and_the_deal_passes_left():
 
 def meldy(state: ManipulationState, rng: random.Random) -> int:
     """Random play that commits when it can and mostly places cards (uniform play would
-    mostly abort its commits); shared by the env tests and the contract spec."""
+    mostly abort its commits); shared by the env tests and the env contract."""
     legal = state.legal_actions()
     if M.COMMIT in legal and rng.random() < 0.7:
         return M.COMMIT
@@ -655,3 +659,109 @@ def test_a_natural_placed_in_the_commit_may_free_a_joker_later():
     play(s, "REPLACE_FROM_TABLE(8D)", "PLACE(5S)", "PLACE(6S)", "FREED_AS(7S)", "COMMIT")
     assert melds(s) == {"7D 8D 9D", "5S 6S 7S"}
     assert_table_legal(s)
+
+
+# -- states sampled from a seat's view ---------------------------------------------------------
+SAMPLE_OPTION_SETS = [  # (options, games played, samples played on to the end)
+    ({"num_players": 2}, 2, 2), ({}, 2, 1), ({"num_players": 5, "episode": "match", "target_score": 60}, 1, 0),
+    ({"knock_timing": "start_of_turn", "knock_limit": 12, "stock_out_trigger": "last_card_drawn"}, 2, 1),
+    ({"joker_identity_limit": "none", "num_jokers": 3, "max_draws": 2, "knock_limit": 9}, 2, 0),
+]
+
+
+def every_card(state: ManipulationState) -> Counter:
+    """Every card of a state, wherever it is (freed jokers included)."""
+    found = Counter(M.cards_of(state.naturals)) + Counter(state.stock)
+    found[M.JOKER] += sum(state.jokers_at) + state.free_jokers
+    for q in range(state.n):
+        found.update(state.hand_cards(q))
+    return found
+
+
+def check_sample(state: ManipulationState, p: int, rng: random.Random) -> ManipulationState:
+    """A state sampled from seat ``p``'s view shows ``p`` the same view, holds every card
+    once, offers ``p`` the same moves and keeps what ``p`` saw of another player to move."""
+    view = state.player_view(p)
+    sample = ManipulationState.sample_from_view(view, rng)
+    assert sample.player_view(p) == view
+    assert every_card(sample) == Counter(state.config.full_deck())
+    assert sample.sizes == state.sizes and len(sample.stock) == len(state.stock)
+    if state.current_player == p:
+        assert sample.legal_actions() == state.legal_actions()
+    elif state.mover_hand_is_limited(p):
+        assert sample._mover_consistent()
+    return sample
+
+
+@pytest.mark.parametrize("options, games, play_outs", SAMPLE_OPTION_SETS)
+def test_states_sampled_from_a_view_show_that_view_and_play_on(options, games, play_outs):
+    """At random points of random play (and at the end), for a random seat; a few samples
+    are played on to the end (random play over large hands is slow: the solver's worst case)."""
+    rng = random.Random(11)
+    checked = played = 0
+    for seed in range(games):
+        state = ManipulationState(ManipulationConfig(**options), seed=seed)
+        while True:
+            if rng.random() < 0.15 or state.is_terminal():
+                sample = check_sample(state, rng.randrange(state.n), rng)
+                checked += 1
+                if played < play_outs:
+                    while not sample.is_terminal():
+                        sample.apply(meldy(sample, rng))
+                    played += 1
+            if state.is_terminal():
+                break
+            state.apply(meldy(state, rng))
+    assert checked > 10 and played == play_outs
+
+
+def test_samples_keep_a_commit_and_a_knock_decision_of_another_player():
+    rng = random.Random(4)
+    knock = scenario(["AS 2C", "KS QS 9D", "4H 5H 8C"], phase="END_OF_TURN")
+    commit = scenario(["5S 6S QC 8D 2H", "2C 3D", "4H 5H"], table="7D 9D", jokers="8D")
+    play(commit, "REPLACE_FROM_HAND(8D)", "PLACE(5S)")
+    start = scenario(["3C", "AH AD KC", "KS QS"], phase="TURN_START", draws=0, knock_timing="start_of_turn")
+    for state in (knock, commit, start):
+        for _ in range(10):
+            check_sample(state, B, rng)
+
+
+def zone_counts(states: list[ManipulationState], p: int) -> Counter:
+    """How often each card lands in each hidden zone: another seat's hand, or the stock."""
+    found: Counter = Counter()
+    for state in states:
+        for q in range(state.n):
+            if q != p:
+                found.update((q, card) for card in state.hand_cards(q))
+        found.update(("stock", card) for card in state.stock)
+    return found
+
+
+@pytest.mark.parametrize("hands, phase", [(["5H 6H 7H 9C", "2C 3D", "4H 5S"], "MELD"),
+                                          (["AS 2C", "KS QS 9D", "4H 5H 8C"], "END_OF_TURN")])
+def test_samples_deal_the_hidden_cards_as_determinizations_do(hands, phase):
+    """Over many samples each hidden card lands in each zone about as often with
+    ``sample_from_view`` as with ``sample_determinization`` (at a knock decision of the
+    player to move, whose hand is then worth at most ``knock_limit``)."""
+    state = scenario(hands, phase=phase, num_players=3, num_decks=1)
+    rng, runs = random.Random(8), 600
+    view = state.player_view(B)
+    ours = zone_counts([ManipulationState.sample_from_view(view, rng) for _ in range(runs)], B)
+    theirs = zone_counts([state.sample_determinization(B, rng) for _ in range(runs)], B)
+    assert set(ours) <= set(theirs) | {key for key in ours if ours[key] < 40}
+    for key in set(ours) | set(theirs):
+        a, b = ours[key], theirs[key]
+        assert abs(a - b) <= 5 * max(1.0, ((a + b) / 2) ** 0.5 * 2 ** 0.5), (key, a, b)
+
+
+def test_a_low_value_draw_is_uniform_among_the_draws_within_the_limit():
+    pool = C.parse("AC AD 2C 3C 5H KS")  # within 4: AC AD, AC 2C, AD 2C, AC 3C, AD 3C
+    rng = random.Random(3)
+    for draw in (sampling.low_value_draw, sampling._counted_low_value_draw):
+        seen = Counter(tuple(sorted(draw(pool, 2, 4, rng))) for _ in range(3000))
+        assert len(seen) == 5 and all(abs(k - 600) < 120 for k in seen.values()), seen
+    many = [card for card in range(52) for _ in range(2)]  # rejection almost never finds 5 cards within 6
+    hand = sampling.low_value_draw(many, 5, 6, rng)
+    assert len(hand) == 5 and sum(M.CARD_VALUES[c] for c in hand) <= 6
+    with pytest.raises(ValueError, match="inconsistent"):
+        sampling._counted_low_value_draw(C.parse("KS QS"), 1, 5, rng)

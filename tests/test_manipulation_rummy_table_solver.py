@@ -1,4 +1,6 @@
-"""The Manipulation Rummy table solver against an integer-programming oracle.
+"""The Manipulation Rummy table solver against an integer-programming oracle, and against
+the plain statement of the rules it answers fast (``commit``: ``table_is_legal``,
+``commit_is_legal``, ``options_by_search``; hypothesis over small tables and commits).
 
 Random tables are built from random legal melds (1 and 2 decks), some of their cards
 turned into jokers, with random hands and random moves already made, so the cases reach
@@ -12,8 +14,12 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rummy_envs import cards as C
+from rummy_envs.games.manipulation_rummy import commit as plain
+from rummy_envs.games.manipulation_rummy import solver_layers, solver_steps
 from rummy_envs.games.manipulation_rummy import table_solver as TS
 from tests.manipulation_rummy_table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
 
@@ -194,10 +200,10 @@ def test_commit_options_agree_with_oracle(seed):
 def test_array_layers_agree_with_oracle(seed, monkeypatch):
     """The same answers when every layer after the ace-low steps runs as numpy arrays (the
     solver keeps small layers in dicts, so the default cases rarely reach the arrays)."""
-    monkeypatch.setattr(TS, "_VECTOR_FROM", 0)
+    monkeypatch.setattr(solver_layers, "_VECTOR_FROM", 0)
     problem = random_case(random.Random(seed))
-    assert TS._Commit(problem).solve() == oracle_options(problem)
-    assert TS._legal.__wrapped__(problem.table) == oracle_is_legal(problem.table, None)
+    assert solver_layers._Commit(problem).solve() == oracle_options(problem)
+    assert solver_layers._legal.__wrapped__(problem.table) == oracle_is_legal(problem.table, None)
 
 
 def test_arrange_without_a_copy_limit_deals_groups_of_distinct_suits():
@@ -212,39 +218,39 @@ def test_array_layers_keep_sets_held_only_in_a_later_word(monkeypatch):
     """Two decks: a kept-ace vector past the 64th (the club, the heart and both spade aces
     kept for the high ends, 1 + 9 + 2 * 27) lives in the second word of an array layer's
     sets; a state holding only such vectors is alive (the random cases seldom reach one)."""
-    monkeypatch.setattr(TS, "_VECTOR_FROM", 0)
+    monkeypatch.setattr(solver_layers, "_VECTOR_FROM", 0)
     table, hand = Counter(C.parse("QC KC AC QH KH AH QS KS AS QS KS AS")), Counter(C.parse("JS JC"))
     problem = TS.CommitProblem(table=tuple(table[c] for c in range(52)), jokers_at=(0,) * 52,
                                spare_naturals=tuple(table[c] for c in range(52)),
                                hand=tuple(hand[c] for c in range(52)), hand_jokers=0, free_jokers=0,
                                need_hand_card=True, max_copies=2)
-    assert TS._Commit(problem).solve() == oracle_options(problem)
+    assert solver_layers._Commit(problem).solve() == oracle_options(problem)
 
 
-@pytest.mark.parametrize("vector_from", [TS._VECTOR_FROM, 0])
+@pytest.mark.parametrize("vector_from", [solver_layers._VECTOR_FROM, 0])
 def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
     """The backward pass skips the king step's kept-ace filter: sound only while every
     edge into a state filters alike, the filter read from that state's runs of the suit
     (2+ cards need an ace, 3+ may take one)."""
-    monkeypatch.setattr(TS, "_VECTOR_FROM", vector_from)
+    monkeypatch.setattr(solver_layers, "_VECTOR_FROM", vector_from)
     codes = Counter()
     for seed in range(150):
-        forward = TS._Commit(random_case(random.Random(seed))).forward()
+        forward = solver_layers._Commit(random_case(random.Random(seed))).forward()
         if forward is None:
             continue
         passes, final = forward
         layers = [layer for layer, _ in passes[1:]] + [final]
         for step, ((_, edges), entered) in enumerate(zip(passes, layers)):
-            position, suit, _ = TS._identity(step)
-            if position != TS.ACE_HIGH - 1:
+            position, suit, _ = solver_steps._identity(step)
+            if position != solver_steps.ACE_HIGH - 1:
                 continue
             if isinstance(edges, list):
                 pairs = [(nxt, transform) for _, _, nxt, transform, _ in edges]
             else:
                 pairs = zip(entered.states[edges.dst].tolist(), edges.transform.tolist())
             for nxt, transform in pairs:
-                _, short2, long = TS._unpack_runs(nxt >> TS._RUN_BITS * suit & 0x1FF)
-                assert transform == TS._filter_code(suit, short2, short2 + long), (seed, step)
+                _, short2, long = solver_steps._unpack_runs(nxt >> solver_steps._RUN_BITS * suit & 0x1FF)
+                assert transform == solver_steps._filter_code(suit, short2, short2 + long), (seed, step)
                 codes[transform] += 1
     assert len(codes) >= 8 and sum(codes.values()) > 500
 
@@ -274,3 +280,89 @@ def test_after_makes_each_move_as_the_oracle_does():
         TS.after(problem, "place", 0)
     with pytest.raises(ValueError, match="unknown move"):
         TS.after(problem, "discard", 0)
+
+
+# -- the solver against the plain statement of the rules ------------------------------------
+@st.composite
+def small_melds(draw) -> list[int]:
+    """A random group or sequence (an ace high at position 13; one running past it is cut
+    short, so not always a meld)."""
+    rank = draw(st.integers(0, 12))
+    if draw(st.booleans()):
+        return [suit * 13 + rank for suit in draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))]
+    suit = draw(st.integers(0, 3))
+    return [suit * 13 + (rank + k) % 13 for k in range(draw(st.integers(3, 5))) if rank + k <= 13]
+
+
+@st.composite
+def small_tables(draw, most_melds: int = 3) -> tuple[tuple[int, ...], int | None]:
+    """Identity counts of a few random groups and sequences, give or take a card, with a
+    copy limit."""
+    counts = [0] * 52
+    for _ in range(draw(st.integers(0, most_melds))):
+        for card in draw(small_melds()):
+            counts[card] += 1
+    for card in draw(st.lists(st.integers(0, 51), max_size=2)):
+        counts[card] = max(0, counts[card] + draw(st.sampled_from((-1, 1))))
+    return tuple(counts), draw(st.sampled_from((1, 2, None)))
+
+
+@st.composite
+def small_commits(draw) -> TS.CommitProblem:
+    """A commit on a small table with at most three hand naturals, a meld or cards next to
+    a table card (its rank, or its suit one rank off), and one joker (on the table, declared
+    as one of its identities, or in the hand), after up to two placements (half of them
+    among those the solver offers)."""
+    table, max_copies = draw(small_tables(most_melds=2))
+    jokers_at = [0] * 52
+    on_table = [card for card in range(52) if table[card]]
+    joker = draw(st.sampled_from(("none", "table", "hand", "hand")))
+    if joker == "table" and on_table:
+        jokers_at[draw(st.sampled_from(on_table))] = 1
+    near = sorted({n for card in on_table for n in (card - 13, card - 1, card + 1, card + 13) if 0 <= n < 52})
+    if draw(st.booleans()):
+        hand = Counter(draw(small_melds())[:3])
+    else:
+        hand = Counter(draw(st.lists(st.sampled_from(near) if near else st.integers(0, 51), max_size=3)))
+    problem = TS.CommitProblem(
+        table=table, jokers_at=tuple(jokers_at), spare_naturals=tuple(t - j for t, j in zip(table, jokers_at)),
+        hand=tuple(hand[card] for card in range(52)), hand_jokers=int(joker == "hand"), free_jokers=0,
+        need_hand_card=True, max_copies=max_copies,
+    )
+    for _ in range(draw(st.integers(0, 2))):  # mostly moves the solver offers, so most cases stay feasible
+        possible = list(plain.possible_moves(problem))
+        options = TS.commit_options(problem)
+        offered = [(move, card) for move, card in possible if getattr(options, move) >> card & 1]
+        if possible:
+            problem = plain.after(problem, *draw(st.sampled_from(offered if offered and draw(st.booleans()) else possible)))
+    return problem
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_tables())
+def test_is_legal_is_the_plain_table_rule(case):
+    counts, max_copies = case
+    assert TS.is_legal(counts, max_copies) == plain.table_is_legal(counts, max_copies)
+
+
+@settings(max_examples=50, deadline=None)
+@given(small_commits())
+def test_commit_options_are_the_plain_commit_and_mask_rules(problem):
+    assert TS.commit_options(problem) == plain.options_by_search(problem)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_commit_is_the_plain_commit_rule(seed):
+    """``CommitOptions.commit`` is ``commit_is_legal`` on the oracle's larger random cases."""
+    problem = random_case(random.Random(seed))
+    assert TS.commit_options(problem).commit == plain.commit_is_legal(problem)
+
+
+def test_plain_meld_rule():
+    """Groups of 3-4 distinct suits, sequences of 3-13 of one suit with the ace low or high
+    (``is_meld`` takes the cards in any order), nothing else."""
+    legal = ["8S 8H 8D", "8S 8H 8D 8C", "AH 2H 3H", "QH KH AH", "AH KH QH JH", "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"]
+    illegal = ["8S 8H", "8S 8S 8H", "8S 8H 8D 8C 8S", "KH AH 2H", "4S 5S 7S", "4S 5S 6H", "AC 2C 3C AC",
+               "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"]
+    assert all(plain.is_meld(C.parse(text)) for text in legal)
+    assert not any(plain.is_meld(C.parse(text)) for text in illegal)

@@ -9,6 +9,7 @@ import numpy as np
 from rummy_envs import cards as C
 from rummy_envs.envs.base import RummyEnv, Segment, make_layout
 from rummy_envs.games import manipulation_rummy as M
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 
 N = M.NUM_CARDS
 IDS = M.NUM_IDS
@@ -132,7 +133,7 @@ class ManipulationRummyEnv(RummyEnv):
 
     def player_view(self, agent: str) -> M.ManipulationView:
         """Frozen view of exactly what ``agent`` may see (hand, table, sizes, scores)."""
-        return self.game.view(self.agent_name_mapping[agent])
+        return self.game.player_view(self.agent_name_mapping[agent])
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game
@@ -149,7 +150,7 @@ class ManipulationRummyEnv(RummyEnv):
         lines.append("   table" + (" at the start of the commit" if g.in_commit else "") + ": "
                      + (format_arrangement(g.arrangement, committed, symbols) or "empty"))
         if g.in_commit:
-            arranged = M.TS.arrange(g.table_counts(), g.max_copies)
+            arranged = TS.arrange(g.table_counts(), g.max_copies)
             now = (format_arrangement(arranged, g.jokers_at, symbols) if arranged is not None
                    else f"{format_table(g.table_counts(), g.jokers_at, symbols)} (not legal yet)")
             lines.append(f"   table now: {now}")

@@ -1,0 +1,155 @@
+"""A whole state from one seat's view: the cards the seat cannot see dealt at random into
+the other hands and the stock (docs/manipulation_rummy.md#sampling).
+
+``ManipulationState.sample_from_view`` deals with ``deal_hidden`` and reads the result
+with ``from_dict``; like ``sample_determinization`` it keeps what the view shows of the
+player to move: a knock decision (its hand is worth at most ``knock_limit``) and a commit
+in progress (its hand can still complete a legal COMMIT, checked by the state)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from math import comb
+from typing import Any
+
+from rummy_envs.games.base import unseen_pool
+from rummy_envs.games.manipulation_rummy.actions import Phase
+from rummy_envs.games.manipulation_rummy.counts import CARD_VALUES, JOKER
+from rummy_envs.games.manipulation_rummy.view import ManipulationView
+
+DETERMINIZATION_TRIES = 200
+"""Redeals tried for one sample that must agree with what was seen of the player to move."""
+
+
+def absolute_seat(view: ManipulationView, relative: int) -> int:
+    return (view.player + relative) % view.num_players
+
+
+def hidden_cards(view: ManipulationView) -> list[int]:
+    """The cards the viewer cannot place (``base.unseen_pool``): in the other hands or the
+    stock. It sees its hand, the table (its jokers as jokers) and the freed jokers."""
+    naturals = table_naturals(view)
+    seen = list(view.hand) + naturals + [JOKER] * (len(view.table_jokers) + view.freed_jokers)
+    return unseen_pool(view.rules.full_deck(), seen)
+
+
+def table_naturals(view: ManipulationView) -> list[int]:
+    """The natural cards on the table: its identities less those jokers hold."""
+    naturals = list(view.table)
+    for card in view.table_jokers:
+        naturals.remove(card)
+    return naturals
+
+
+def low_value_draw(pool: list[int], size: int, limit: int, rng: random.Random) -> list[int]:
+    """``size`` cards of ``pool`` (copies are separate cards) drawn at random among the
+    draws worth at most ``limit`` in all, each such draw equally likely: by rejection, then,
+    if that keeps failing, by counting the draws (``_counted_low_value_draw``)."""
+    for _ in range(DETERMINIZATION_TRIES):
+        hand = rng.sample(pool, size)
+        if sum(CARD_VALUES[card] for card in hand) <= limit:
+            return hand
+    return _counted_low_value_draw(pool, size, limit, rng)
+
+
+def _counted_low_value_draw(pool: list[int], size: int, limit: int, rng: random.Random) -> list[int]:
+    """``low_value_draw`` exactly: choose how many cards of each value to draw, weighted by
+    the number of draws that choice leaves, then which cards of each value."""
+    by_value: dict[int, list[int]] = {}
+    for card in pool:
+        if CARD_VALUES[card] <= limit:
+            by_value.setdefault(CARD_VALUES[card], []).append(card)
+    values = sorted(by_value)
+    known: dict[tuple[int, int, int], int] = {}
+
+    def draws(i: int, cards: int, budget: int) -> int:
+        """The draws of ``cards`` cards worth at most ``budget`` from the values ``values[i:]``."""
+        if not cards:
+            return 1
+        if i == len(values):
+            return 0
+        key = (i, cards, budget)
+        if key not in known:
+            known[key] = sum(weight for _, weight in choices(i, cards, budget))
+        return known[key]
+
+    def choices(i: int, cards: int, budget: int) -> list[tuple[int, int]]:
+        """(cards of value ``values[i]`` drawn, the draws that leaves) for each count."""
+        value, available = values[i], len(by_value[values[i]])
+        return [(k, comb(available, k) * draws(i + 1, cards - k, budget - k * value))
+                for k in range(min(available, cards, budget // value) + 1)]
+
+    if not draws(0, size, limit):
+        raise ValueError(f"no {size} of the unseen cards are worth at most {limit}: the view is inconsistent")
+    hand: list[int] = []
+    cards, budget = size, limit
+    for i, value in enumerate(values):
+        options = choices(i, cards, budget)
+        pick = rng.randrange(sum(weight for _, weight in options))
+        for k, weight in options:
+            if pick < weight:
+                break
+            pick -= weight
+        hand += rng.sample(by_value[value], k)
+        cards, budget = cards - k, budget - k * value
+    return hand
+
+
+def deal_hidden(view: ManipulationView, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+    """Every seat's hand (the viewer's as it is, the others of their sizes) and the stock
+    (top first), the hidden cards dealt at random; the hand of another player at a knock
+    decision is worth at most ``knock_limit``."""
+    pool = hidden_cards(view)
+    n, mover = view.num_players, (-1 if view.to_move is None else absolute_seat(view, view.to_move))
+    sizes = [view.hand_sizes[(q - view.player) % n] for q in range(n)]
+    hands: list[list[int]] = [[] for _ in range(n)]
+    hands[view.player] = list(view.hand)
+    dealt = {view.player}
+    if mover not in dealt | {-1} and view.phase in (Phase.TURN_START, Phase.END_OF_TURN):
+        hands[mover] = low_value_draw(pool, sizes[mover], view.rules.knock_limit, rng)
+        for card in hands[mover]:
+            pool.remove(card)
+        dealt.add(mover)
+    rng.shuffle(pool)
+    for q in range(n):
+        if q not in dealt:
+            hands[q], pool = pool[:sizes[q]], pool[sizes[q]:]
+    return hands, pool
+
+
+def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[int]) -> dict[str, Any]:
+    """The state dict of the view with these hands and stock (top first). What no seat
+    knows takes neutral values: seed 0, no initial deck, the first dealer this round's
+    dealer, no history, no recorded round results (the totals and rounds won are kept),
+    and a finished game neither truncated nor with winners or final totals (its scores
+    are the totals)."""
+    n, p = view.num_players, view.player
+    naturals = table_naturals(view)
+    commit = None
+    if view.table_ops:  # a commit in progress: the table it began with is the one arranged
+        start_naturals = list(naturals)
+        for card in view.placed:
+            if card != JOKER:
+                start_naturals.remove(card)
+        start_jokers = [card for meld in view.arrangement for card in meld]
+        for card in start_naturals:
+            start_jokers.remove(card)
+        commit = {"start_naturals": start_naturals, "start_jokers": start_jokers, "placed": list(view.placed),
+                  "spare_naturals": list(view.spare_naturals), "free_jokers": view.freed_jokers,
+                  "ops": view.table_ops}
+    return {
+        "options": dataclasses.asdict(view.rules),
+        "round_index": view.round_number - 1,
+        "dealer": absolute_seat(view, view.dealer),
+        "phase": view.phase.name,
+        "current_player": -1 if view.to_move is None else absolute_seat(view, view.to_move),
+        "draws": view.draws,
+        "hands": hands,
+        "stock": stock,
+        "table_naturals": naturals,
+        "table_jokers": list(view.table_jokers),
+        "commit": commit,
+        "totals": [view.scores[(q - p) % n] for q in range(n)],
+        "rounds_won": [view.rounds_won[(q - p) % n] for q in range(n)],
+    }
