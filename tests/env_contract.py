@@ -215,11 +215,6 @@ def assert_mask_exact(spec: GameSpec, state: Any, mask: np.ndarray) -> None:
     assert state.to_dict() == before, "clone() is not independent of the original"
 
 
-def view_of(state: Any, p: int) -> Any:
-    """Seat ``p``'s view of an engine state (the contract's ``player_view``)."""
-    return (getattr(state, "player_view", None) or state.view)(p)  # TRANSITION: engines being renamed
-
-
 def play_engine(spec: GameSpec, rules: dict[str, Any], seed: int, policy, rng: random.Random) -> Any:
     """One game of the engine with the checks of every action."""
     config = spec.config(rules)
@@ -485,7 +480,7 @@ def determinization_check(spec: GameSpec, name: str, games: int) -> None:
         for p in observers(state, n, rng):
             det = state.sample_determinization(p, rng)
             spec.check_state(det)
-            assert view_of(det, p) == view_of(state, p), f"p-view changed by determinization in {state.phase.name}"
+            assert det.player_view(p) == state.player_view(p), f"p-view changed by determinization in {state.phase.name}"
             assert len(det.stock) == len(state.stock)
             changed += det.to_dict() != before
         assert state.to_dict() == before, "sample_determinization changed the state"
@@ -512,7 +507,7 @@ def determinizations_play_on(spec: GameSpec, name: str, games: int) -> None:
     for state in snapshots(spec, spec.rules(name), games, seed=9, every=0.1, per_game=8):
         for p in observers(state, n, rng):
             det = state.sample_determinization(p, rng)
-            assert view_of(det, p) == view_of(state, p)
+            assert det.player_view(p) == state.player_view(p)
             play_out(spec, det, rng, f"observer {p}, phase {state.phase.name}")
 
 
@@ -801,7 +796,7 @@ def dict_and_replay(spec: GameSpec, name: str, games: int) -> None:
                 assert type(rebuilt) is spec.state_class and rebuilt.config == config
                 assert rebuilt.to_dict() == d
                 assert rebuilt.legal_actions() == s.legal_actions()
-                assert all(view_of(rebuilt, p) == view_of(s, p) for p in range(n))
+                assert all(rebuilt.player_view(p) == s.player_view(p) for p in range(n))
                 assert rebuilt.returns() == s.returns() and rebuilt.is_terminal() == s.is_terminal()
                 assert rebuilt.scores() == s.scores() and rebuilt.standings() == s.standings()
                 a, b = s.clone(), rebuilt  # the rebuilt state plays on exactly like the original
@@ -904,7 +899,7 @@ def assert_same_state(a: Any, b: Any) -> None:
     scores and returns."""
     assert type(a) is type(b) and a.to_dict() == b.to_dict()
     assert a.legal_actions() == b.legal_actions() and a.is_terminal() == b.is_terminal()
-    assert all(view_of(a, p) == view_of(b, p) for p in range(len(a.scores())))
+    assert all(a.player_view(p) == b.player_view(p) for p in range(len(a.scores())))
     assert a.scores() == b.scores() and a.returns() == b.returns() and a.standings() == b.standings()
 
 

@@ -255,10 +255,6 @@ class LeastCountEnv(RummyEnv):
     def str_to_action(self, text: str) -> int:
         return L.str_to_action(text)
 
-    def player_view(self, agent: str) -> L.LeastCountView:
-        """Frozen view of exactly what ``agent`` may see (hand, piles, sizes, totals)."""
-        return self.game.player_view(self.agent_name_mapping[agent])
-
     def _hand_info(self, player: int) -> dict[str, Any]:
         info = self.game.hand_results[-1].as_dict()
         info["hand_number"] = len(self.game.hand_results)

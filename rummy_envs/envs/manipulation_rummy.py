@@ -131,10 +131,6 @@ class ManipulationRummyEnv(RummyEnv):
     def str_to_action(self, text: str) -> int:
         return M.str_to_action(text)
 
-    def player_view(self, agent: str) -> M.ManipulationView:
-        """Frozen view of exactly what ``agent`` may see (hand, table, sizes, scores)."""
-        return self.game.player_view(self.agent_name_mapping[agent])
-
     def _render_text(self, symbols: bool) -> str:
         g = self.game
         cfg = self.config

@@ -174,10 +174,6 @@ class Rummy500Env(RummyEnv):
     def str_to_action(self, text: str) -> int:
         return R.str_to_action(text)
 
-    def player_view(self, agent: str) -> R.Rummy500View:
-        """Frozen view of exactly what ``agent`` may see (hand, pile, table, scores)."""
-        return self.game.player_view(self.agent_name_mapping[agent])
-
     def _render_text(self, symbols: bool) -> str:
         g = self.game
         fmt = lambda cs: C.format(cs, symbols) or "-"  # noqa: E731
