@@ -177,3 +177,22 @@ def test_layering_checks_have_teeth():
     assert layer("rummy_envs.envs.least_count") > layer("rummy_envs.games.least_count")
     assert layer("agents.least_count") > layer("rummy_envs.least_count_v0") > layer("rummy_envs.envs.base")
     assert layer("training.tournament") > layer("agents.base")
+
+
+def anchors_of(doc: Path) -> set[str]:
+    """A doc's link targets: its explicit ``<a id="...">`` anchors and GitHub's heading slugs."""
+    text = doc.read_text()
+    slugs = {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+             for heading in re.findall(r"^#+ (.+)$", text, re.M)}
+    return set(re.findall(r'<a id="([^"]+)"></a>', text)) | slugs
+
+
+def test_every_cited_doc_anchor_exists():
+    """Code comments cite the rules as ``docs/<game>.md#anchor``: each must lead somewhere."""
+    cited = {(doc, anchor, path.relative_to(ROOT))
+             for path in tracked_files(".py", ".md")
+             for doc, anchor in re.findall(r"docs/([a-z_0-9]+\.md)#([\w-]+)", path.read_text())}
+    assert len(cited) > 20
+    missing = sorted(f"{where}: docs/{doc}#{anchor}" for doc, anchor, where in cited
+                     if not (ROOT / "docs" / doc).exists() or anchor not in anchors_of(ROOT / "docs" / doc))
+    assert not missing, "\n".join(missing)
