@@ -25,7 +25,7 @@ The set-up every engine shares lives here and in the modules it names: the seede
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 StateT = TypeVar("StateT", bound="GameState")
@@ -118,6 +118,25 @@ class GameState(Protocol):
     def from_dict(cls: type[StateT], data: Any) -> StateT:
         """The state a dict describes; ValueError naming the field for any other input."""
         ...
+
+
+def read_action_name(text: str, simple_ids: Mapping[str, int]) -> int | tuple[str, str]:
+    """The first step of every game's ``str_to_action``: the id of a name without arguments
+    (``"DRAW_STOCK"``), or the head and the argument text of ``HEAD(args)`` (upper case, no
+    spaces) for the game to read; ValueError for anything else. Case and spaces are free."""
+    name = text.strip().upper().replace(" ", "")
+    if name in simple_ids:
+        return simple_ids[name]
+    head, _, rest = name.partition("(")
+    if not rest.endswith(")"):
+        raise ValueError(f"cannot parse action {text!r}")
+    return head, rest[:-1]
+
+
+def centred(scores: Sequence[int]) -> list[float]:
+    """Each score minus the mean of the scores: the zero-sum payoffs of ``returns()``."""
+    mean = sum(scores) / len(scores)
+    return [s - mean for s in scores]
 
 
 def seeded_deck(cards: Sequence[int], key: str) -> list[int]:

@@ -7,6 +7,7 @@ from enum import IntEnum
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
+from rummy_envs.games.base import read_action_name
 
 NUM_PLAYERS = 2
 HAND_SIZE = 10
@@ -61,13 +62,10 @@ def action_to_str(action: int) -> str:
 
 def str_to_action(text: str) -> int:
     """Inverse of ``action_to_str``; ValueError on anything else."""
-    name = text.strip().upper().replace(" ", "")
-    if name in _SIMPLE_IDS:
-        return _SIMPLE_IDS[name]
-    head, _, rest = name.partition("(")
-    if not rest.endswith(")"):
-        raise ValueError(f"cannot parse action {text!r}")
-    args = rest[:-1]
+    found = read_action_name(text, _SIMPLE_IDS)
+    if isinstance(found, int):
+        return found
+    head, args = found
     if head in ("DISCARD", "KNOCK"):
         return (DISCARD if head == "DISCARD" else KNOCK) + C.parse_card(args)
     if head == "MELD":

@@ -17,7 +17,7 @@ from typing import ClassVar
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import unseen_pool
+from rummy_envs.games.base import centred, unseen_pool
 from rummy_envs.games.gin_rummy import actions as A
 from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STOCK, HAND_SIZE, KNOCK, LAYOFF, MELD,
                                                 NUM_ACTIONS, NUM_PLAYERS, PASS, TAKE_DISCARD, Phase)
@@ -76,9 +76,7 @@ class GinState(GinStateDict):
 
     def returns(self) -> list[float]:
         """Zero-sum points: each player's score minus the mean of the scores."""
-        scores = self.scores()
-        mean = sum(scores) / NUM_PLAYERS
-        return [s - mean for s in scores]
+        return centred(self.scores())
 
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action)

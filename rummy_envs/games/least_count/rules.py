@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 from rummy_envs import cards as C
+from rummy_envs.games.base import read_action_name
 from rummy_envs.options import build, check_bool, check_choice, check_int
 
 GAME = "least_count"
@@ -67,13 +68,10 @@ def action_to_str(action: int) -> str:
 
 def str_to_action(text: str) -> int:
     """Inverse of ``action_to_str`` (positions in any order); ValueError on anything else."""
-    name = text.strip().upper().replace(" ", "")
-    if name in _SIMPLE_IDS:
-        return _SIMPLE_IDS[name]
-    head, _, rest = name.partition("(")
-    if not rest.endswith(")"):
-        raise ValueError(f"cannot parse action {text!r}")
-    arg = rest[:-1]
+    found = read_action_name(text, _SIMPLE_IDS)
+    if isinstance(found, int):
+        return found
+    head, arg = found
     if head == "PICK_OPEN":
         return PICK_OPEN + C.parse_card(arg)
     if head == "DISCARD":

@@ -6,6 +6,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from rummy_envs import cards as C
+from rummy_envs.games.base import read_action_name
 from rummy_envs.games.manipulation_rummy.counts import JOKER, NUM_CARDS
 
 
@@ -49,13 +50,13 @@ def action_to_str(action: int) -> str:
 
 def str_to_action(text: str) -> int:
     """Inverse of ``action_to_str``; ValueError on anything else."""
-    name = text.strip().upper().replace(" ", "")
-    if name in _SIMPLE_IDS:
-        return _SIMPLE_IDS[name]
-    head, _, rest = name.partition("(")
-    if head not in _CARD_ACTIONS or not rest.endswith(")"):
+    found = read_action_name(text, _SIMPLE_IDS)
+    if isinstance(found, int):
+        return found
+    head, arg = found
+    if head not in _CARD_ACTIONS:
         raise ValueError(f"cannot parse action {text!r}")
-    card = C.parse_card(rest[:-1])
+    card = C.parse_card(arg)
     if card == JOKER:
         raise ValueError(f"cannot parse action {text!r}: {head} takes a card identity, not a joker")
     return _CARD_ACTIONS[head] + card

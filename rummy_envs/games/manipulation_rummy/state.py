@@ -11,6 +11,7 @@ from typing import ClassVar
 from rummy_envs import cards as C
 from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.games.manipulation_rummy import table_solver as TS
+from rummy_envs.games.base import centred
 from rummy_envs.games.manipulation_rummy.actions import (
     ABORT,
     COMMIT,
@@ -91,9 +92,7 @@ class ManipulationState(ManipulationStateDict):
 
     def returns(self) -> list[float]:
         """Zero-sum points: each seat's score minus the mean of the scores."""
-        scores = self.scores()
-        mean = sum(scores) / self.n
-        return [s - mean for s in scores]
+        return centred(self.scores())
 
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from rummy_envs import cards as C
+from rummy_envs.games.base import read_action_name
 
 JOKER = C.JOKER
 NUM_IDS = C.NUM_CARDS + 1  # card ids with the joker
@@ -59,13 +60,10 @@ def action_to_str(action: int) -> str:
 
 def str_to_action(text: str) -> int:
     """Inverse of ``action_to_str``; ValueError on anything else."""
-    name = text.strip().upper().replace(" ", "")
-    if name in _SIMPLE_IDS:
-        return _SIMPLE_IDS[name]
-    head, _, rest = name.partition("(")
-    if not rest.endswith(")"):
-        raise ValueError(f"cannot parse action {text!r}")
-    arg = rest[:-1]
+    found = read_action_name(text, _SIMPLE_IDS)
+    if isinstance(found, int):
+        return found
+    head, arg = found
     if head in _CARD_ACTIONS:
         start, size = _CARD_ACTIONS[head]
         card = C.parse_card(arg)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rummy_envs.games.base import centred
 from rummy_envs.games.rummy500.actions import Phase
 from rummy_envs.games.rummy500.melds import Meld, mask_points
 from rummy_envs.games.rummy500.options import Rummy500Config
@@ -70,9 +71,7 @@ class Rummy500Scoring:
 
     def returns(self) -> list[float]:
         """Zero-sum points: each seat's score minus the mean of the scores."""
-        scores = self.scores()
-        mean = sum(scores) / self.n
-        return [s - mean for s in scores]
+        return centred(self.scores())
 
     def table_points(self) -> list[int]:
         """Points of the table cards credited to each seat (aces by their place)."""
