@@ -237,3 +237,11 @@ def test_python_api_returns_the_summary(tmp_path):
 def test_committed_tournament_configs_load(path):
     config = load_config(path)
     assert config.deals >= 1 and len(config.agents) >= 2
+
+
+def test_output_dir_may_be_a_path_from_python(tmp_path):
+    """From Python a pathlib path is as good as text; YAML's non-text is refused naming the key."""
+    config = parse_config({"game": "gin_rummy", "agents": ["random", "novice"], "output_dir": tmp_path})
+    assert config.output_dir == str(tmp_path)
+    with pytest.raises(ConfigError, match="'output_dir'"):
+        parse_config({"game": "gin_rummy", "agents": ["random", "novice"], "output_dir": 3})

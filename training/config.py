@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import takewhile
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
@@ -43,7 +43,8 @@ NoneIsEmpty = BeforeValidator(lambda value: {} if value is None else value)
 Number = Annotated[float, Field(allow_inf_nan=False)]
 """A finite number (an integer is accepted, a string or a boolean is not)."""
 Options = Annotated[dict[str, Any], NoneIsEmpty]
-NonEmptyStr = Annotated[str, Field(min_length=1)]
+Folder = Annotated[str, Field(min_length=1), BeforeValidator(lambda value: str(value) if isinstance(value, PurePath) else value)]
+"""A folder as text; from Python a ``pathlib`` path is accepted too."""
 GameId = Literal[tuple(rummy_envs.ENVS)]  # type: ignore[valid-type]
 """A game of ``rummy_envs.ENVS`` (the schemas list them)."""
 

@@ -33,8 +33,8 @@ import rummy_envs
 from agents import make_agent
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.replay import game_log, replay_env
-from training.config import (ConfigError, ConfigModel, GameId, KeyProblem, Options, check, check_agent, read_yaml,
-                             validate)
+from training.config import (ConfigError, ConfigModel, Folder, GameId, KeyProblem, Options, check, check_agent,
+                             read_yaml, validate)
 
 # Keys that change how a tournament runs but not its games: a resume may change them.
 RUN_KEYS = frozenset({"workers", "backend", "ray_address", "output_dir", "plots", "chunk_deals"})
@@ -75,7 +75,7 @@ class TournamentConfig(ConfigModel):
     workers: int = Field(1, ge=1, le=512)
     backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None
-    output_dir: str = "tournament_results"
+    output_dir: Folder = "tournament_results"
     plots: bool = True
     chunk_deals: int = Field(10, ge=1)
 

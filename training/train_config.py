@@ -15,7 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 import rummy_envs
 from agents.features import feature_set
-from training.config import (ConfigError, ConfigModel, GameId, KeyProblem, NoneIsEmpty, NonEmptyStr, Number,
+from training.config import (ConfigError, ConfigModel, Folder, GameId, KeyProblem, NoneIsEmpty, Number,
                              Options, check, check_agent, read_yaml, validate)
 from training.learner_env import POTENTIALS
 
@@ -104,8 +104,8 @@ class TrainConfig(ConfigModel):
     vec_env: Literal["dummy", "subproc"] = "dummy"
     torch_threads: int = Field(1, ge=1, le=256)
     checkpoint_every: int = Field(100_000, ge=1)
-    output_dir: NonEmptyStr = "runs/<game>"
-    export_dir: NonEmptyStr | None = None
+    output_dir: Folder = "runs/<game>"
+    export_dir: Folder | None = None
     progress_bar: bool = True
     tensorboard: bool = True
     reward_shaping: Number = Field(0.0, ge=0)
