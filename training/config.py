@@ -14,8 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import ErrorDetails
 
 import rummy_envs
-from agents import make_agent, registered_agents
-from agents.base import PPO_PREFIX
+from agents import make_agent
 
 
 class ConfigError(ValueError):
@@ -106,11 +105,8 @@ def check(build: Callable[[], object], key: str = "") -> None:
 
 
 def check_agent(name: str, game: str, key: str = "", also: tuple[str, ...] = ()) -> None:
-    """A registry name (or one of ``also``) or ``ppo:<path>`` that builds for ``game``, else a KeyProblem."""
-    known = registered_agents(game)
+    """An agent name ``make_agent`` builds for ``game`` (a registry name, with parameters or
+    not, ``ppo:<path>`` or ``module:Class``), or one of ``also``; else a KeyProblem naming it."""
     if name in also:
         return
-    if not (name in known or name.startswith(PPO_PREFIX)):
-        raise KeyProblem(key, f"unknown agent {name!r} for {game}; known: {', '.join([*known, *also])} or "
-                              f"{PPO_PREFIX}<path>")
     check(lambda: make_agent(name, game, 0), key)
