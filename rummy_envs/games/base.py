@@ -133,6 +133,17 @@ def read_action_name(text: str, simple_ids: Mapping[str, int]) -> int | tuple[st
     return head, rest[:-1]
 
 
+def copy_with_lists(state: StateT, list_fields: Sequence[str]) -> StateT:
+    """The first step of every engine's ``clone``: a new object of the state's class sharing
+    its immutable fields, with a fresh copy of each list named in ``list_fields``; the
+    engine then copies its nested lists itself."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    for name in list_fields:
+        setattr(new, name, list(getattr(state, name)))
+    return new
+
+
 def centred(scores: Sequence[int]) -> list[float]:
     """Each score minus the mean of the scores: the zero-sum payoffs of ``returns()``."""
     mean = sum(scores) / len(scores)

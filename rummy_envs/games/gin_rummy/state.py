@@ -17,7 +17,7 @@ from typing import ClassVar
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import centred, unseen_pool
+from rummy_envs.games.base import centred, copy_with_lists, unseen_pool
 from rummy_envs.games.gin_rummy import actions as A
 from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STOCK, HAND_SIZE, KNOCK, LAYOFF, MELD,
                                                 NUM_ACTIONS, NUM_PLAYERS, PASS, TAKE_DISCARD, Phase)
@@ -190,11 +190,8 @@ class GinState(GinStateDict):
     # -- search API ------------------------------------------------------------------------
     def clone(self) -> GinState:
         """An independent copy (cheap: ints, short lists)."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name in ("history", "hands", "pile", "stock", "known", "discarded", "passed",
-                     "knocker_melds", "meld_extents", "defender_melds", "layoffs", "hand_results"):
-            setattr(new, name, list(getattr(self, name)))
+        new = copy_with_lists(self, ("history", "hands", "pile", "stock", "known", "discarded", "passed",
+                                     "knocker_melds", "meld_extents", "defender_melds", "layoffs", "hand_results"))
         new.match = self.match.clone()
         return new
 

@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import unseen_pool
+from rummy_envs.games.base import copy_with_lists, unseen_pool
 from rummy_envs.games.least_count.fast import fast_legal_discards
 from rummy_envs.games.least_count.rules import (
     DECLARE,
@@ -385,11 +385,8 @@ class LeastCountState(LeastCountStateDict):
     # -- search API (docs/least_count.md#search-api) -----------------------------------------
     def clone(self) -> LeastCountState:
         """An independent copy (cheap: ints and short lists)."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name in ("history", "totals", "out_round", "winners", "hand_results", "open_set", "stock", "dead",
-                     "pending", "turn_done"):
-            setattr(new, name, list(getattr(self, name)))
+        new = copy_with_lists(self, ("history", "totals", "out_round", "winners", "hand_results", "open_set",
+                                     "stock", "dead", "pending", "turn_done"))
         new.hands = [list(h) for h in self.hands]
         new.known = [list(k) for k in self.known]
         return new

@@ -11,7 +11,7 @@ from typing import ClassVar
 from rummy_envs import cards as C
 from rummy_envs.errors import IllegalActionError, action_id
 from rummy_envs.games.manipulation_rummy import table_solver as TS
-from rummy_envs.games.base import centred
+from rummy_envs.games.base import centred, copy_with_lists
 from rummy_envs.games.manipulation_rummy.actions import (
     ABORT,
     COMMIT,
@@ -163,11 +163,8 @@ class ManipulationState(ManipulationStateDict):
     # -- search API ------------------------------------------------------------------------
     def clone(self) -> ManipulationState:
         """An independent copy (cheap: ints and short lists)."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name in ("history", "hand_results", "totals", "rounds_won", "winners", "sizes", "stock", "naturals",
-                     "jokers_at", "placed", "spare"):
-            setattr(new, name, list(getattr(self, name)))
+        new = copy_with_lists(self, ("history", "hand_results", "totals", "rounds_won", "winners", "sizes", "stock",
+                                     "naturals", "jokers_at", "placed", "spare"))
         new.hands = [list(h) for h in self.hands]
         if self.in_commit:
             new.start_naturals, new.start_jokers = list(self.start_naturals), list(self.start_jokers)

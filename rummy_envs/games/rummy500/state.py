@@ -12,7 +12,7 @@ import random
 
 from rummy_envs import cards as C
 from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import unseen_pool
+from rummy_envs.games.base import copy_with_lists, unseen_pool
 from rummy_envs.games.rummy500.actions import (CANCEL, DISCARD, DRAW_STOCK, END_HAND, JOKER, LAY_OFF, MELD_NEW, PICK,
                                                PICK_JOKER, TAKE_DISCARD, Phase, action_to_str, str_to_action)
 from rummy_envs.games.rummy500.melds import ms_add, multiset, multiset_cards
@@ -175,10 +175,7 @@ class Rummy500State(Rummy500StateDict):
     # -- search API ------------------------------------------------------------------------
     def clone(self) -> Rummy500State:
         """An independent copy (cheap: ints and short lists)."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name in ("history", "sizes", "pile", "stock", "hand_results", "totals", "winners"):
-            setattr(new, name, list(getattr(self, name)))
+        new = copy_with_lists(self, ("history", "sizes", "pile", "stock", "hand_results", "totals", "winners"))
         new.hands = [list(h) for h in self.hands]
         new.known = [list(k) for k in self.known]
         new.credited = [list(c) for c in self.credited]
