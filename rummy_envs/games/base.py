@@ -17,8 +17,10 @@ behaviour as well as by names.
   Both draw from the same distribution (every arrangement of the unseen cards consistent
   with what the seat has seen is equally likely).
 
-The set-up every engine shares lives here and in the modules it names: the seeded deck
-(``seeded_deck``), the state-dict header and option reading (``rummy_envs.state_dicts``:
+What every engine shares lives here and in the modules it names: the seeded deck
+(``seeded_deck``), the cards a seat cannot place (``unseen_pool``), the first steps of
+``clone`` (``copy_with_lists``) and of ``str_to_action`` (``read_action_name``), zero-sum
+payoffs (``centred``), the state-dict header and option reading (``rummy_envs.state_dicts``:
 ``read_header``, ``read_options``) and option checks (``rummy_envs.options``).
 """
 
