@@ -45,7 +45,7 @@ def pointer_lines(text: str) -> Iterator[tuple[int, str, str]]:
 
 def test_pointer_patterns_have_teeth():
     # written in pieces, so that the lines of this test are no pointers themselves
-    samples = ["see DESIGN" + ".md", "rules" + "/least_count.md", "least_count.md \u00a76", "fixed in " + "issue 12",
+    samples = ["see DESIGN" + ".md", "rules" + "/least_count.md", "least_count.md \u00a76", "fixed in iss" + "ue 12",
                "as the spec says"]
     assert [kind for sample in samples for _, kind, _ in pointer_lines(sample)] == list(OUTSIDE_POINTERS)
     assert not list(pointer_lines("docs/least_count.md#elimination and GameSpec's spec.options"))

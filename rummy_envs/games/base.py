@@ -30,6 +30,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from rummy_envs.errors import IllegalActionError, action_id
+
 StateT = TypeVar("StateT", bound="GameState")
 
 
@@ -133,6 +135,16 @@ def read_action_name(text: str, simple_ids: Mapping[str, int]) -> int | tuple[st
     if not rest.endswith(")"):
         raise ValueError(f"cannot parse action {text!r}")
     return head, rest[:-1]
+
+
+def illegal_action(state: GameState, action: Any) -> IllegalActionError:
+    """The error every engine's ``apply`` raises for an action it refuses: the action (its
+    name, or its repr when it is no action id), the player to move, the phase, and the legal
+    actions there."""
+    as_int = action_id(action)
+    name = state.action_to_str(as_int) if as_int is not None else repr(action)
+    return IllegalActionError(action, name, f"player {state.current_player}", state.phase.name,
+                              [state.action_to_str(a) for a in state.legal_actions()])
 
 
 def copy_with_lists(state: StateT, list_fields: Sequence[str]) -> StateT:

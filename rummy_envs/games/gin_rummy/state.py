@@ -16,8 +16,8 @@ from typing import ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs import melds as M
-from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import centred, copy_with_lists, unseen_pool
+from rummy_envs.errors import action_id
+from rummy_envs.games.base import centred, copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.gin_rummy import actions as A
 from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STOCK, HAND_SIZE, KNOCK, LAYOFF, MELD,
                                                 NUM_ACTIONS, NUM_PLAYERS, PASS, TAKE_DISCARD, Phase)
@@ -152,11 +152,7 @@ class GinState(GinStateDict):
         as_int = action if type(action) is int else action_id(action)
         legal = self._legal if self._legal is not None else self.legal_actions()  # the cached list, without a call
         if as_int not in legal:
-            raise IllegalActionError(
-                action, A.action_to_str(as_int) if as_int is not None else repr(action),
-                f"player {self.current_player}", self.phase.name,
-                [A.action_to_str(a) for a in self.legal_actions()],
-            )
+            raise illegal_action(self, action)
         action = as_int
         self.history.append(action)
         self._legal = None

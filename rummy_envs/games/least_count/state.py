@@ -22,8 +22,8 @@ from itertools import compress
 from typing import ClassVar
 
 from rummy_envs import cards as C
-from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import copy_with_lists, unseen_pool
+from rummy_envs.errors import action_id
+from rummy_envs.games.base import copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.least_count.fast import fast_legal_discards
 from rummy_envs.games.least_count.rules import (
     DECLARE,
@@ -269,10 +269,7 @@ class LeastCountState(LeastCountStateDict):
         to all if it came from the open set), and the turn ends."""
         as_int = action if type(action) is int else action_id(action)
         if as_int not in (self._legal or self.legal_actions()):
-            raise IllegalActionError(
-                action, action_to_str(as_int) if as_int is not None else repr(action),
-                f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
-            )
+            raise illegal_action(self, action)
         action = as_int
         self.history.append(action)
         self._legal = None

@@ -9,9 +9,9 @@ import random
 from typing import ClassVar
 
 from rummy_envs import cards as C
-from rummy_envs.errors import IllegalActionError, action_id
+from rummy_envs.errors import action_id
 from rummy_envs.games.manipulation_rummy import table_solver as TS
-from rummy_envs.games.base import centred, copy_with_lists
+from rummy_envs.games.base import centred, copy_with_lists, illegal_action
 from rummy_envs.games.manipulation_rummy.actions import (
     ABORT,
     COMMIT,
@@ -100,9 +100,7 @@ class ManipulationState(ManipulationStateDict):
         legal = self.legal_actions()
         as_int = action_id(action)
         if as_int not in legal:
-            name = action_to_str(as_int) if as_int is not None else repr(action)
-            raise IllegalActionError(action, name, f"player {self.current_player}", self.phase.name,
-                                     [action_to_str(a) for a in legal])
+            raise illegal_action(self, action)
         action = as_int
         self.history.append(action)
         self._legal = None

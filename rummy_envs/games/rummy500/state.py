@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 
 from rummy_envs import cards as C
-from rummy_envs.errors import IllegalActionError, action_id
-from rummy_envs.games.base import copy_with_lists, unseen_pool
+from rummy_envs.errors import action_id
+from rummy_envs.games.base import copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.rummy500.actions import (CANCEL, DISCARD, DRAW_STOCK, END_HAND, JOKER, LAY_OFF, MELD_NEW, PICK,
                                                PICK_JOKER, TAKE_DISCARD, Phase, action_to_str, str_to_action)
 from rummy_envs.games.rummy500.melds import ms_add, multiset, multiset_cards
@@ -100,10 +100,7 @@ class Rummy500State(Rummy500StateDict):
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was."""
         as_int = action if type(action) is int else action_id(action)
         if as_int not in self.legal_actions():
-            raise IllegalActionError(
-                action, action_to_str(as_int) if as_int is not None else repr(action),
-                f"player {self.current_player}", self.phase.name, [action_to_str(a) for a in self.legal_actions()],
-            )
+            raise illegal_action(self, action)
         action = as_int
         self.history.append(action)
         self._legal = None
