@@ -294,7 +294,9 @@ def check_info(raw: Any, agent: str, info: dict[str, Any], offender_seat: int = 
         assert list(info) == list(INFO_KEYS), sorted(info)
     for key in ("hand_points", "scores"):
         assert isinstance(info[key], np.ndarray) and info[key].dtype == np.float32 and info[key].shape == (n,), key
-        assert not info[key].flags.writeable, f"{key} is shared by the agents' infos, so it must be read-only"
+        assert info[key].flags.writeable, f"{key} must be writable (torch warns on read-only arrays)"
+        assert not any(np.shares_memory(info[key], other[key]) for other in raw.infos.values() if other is not info), \
+            f"{key} is shared with another agent's info"
     assert type(info["hands_finished"]) is int and type(info["offender_seat"]) is int
     assert type(info["truncated"]) is bool and type(info["eliminated"]) is bool
     assert info["hands_finished"] == len(g.hand_results)

@@ -119,7 +119,7 @@ class RummyEnv(AECEnv, ABC):
         self.np_random_seed = secrets.randbits(64)  # the stream of an env never seeded
         self._episode = 0  # resets since the last seeded one
         self._np_random: np.random.Generator | None = None
-        self._zeros = read_only_array([0] * num_players)  # the infos' arrays while all zero
+        self._zeros = np.zeros(num_players, np.float32)  # copied into the infos while all zero, never handed out
 
     # -- to be supplied by each game -----------------------------------------------------------
     @abstractmethod
@@ -208,18 +208,18 @@ class RummyEnv(AECEnv, ABC):
 
     def _set_infos(self, seats: list[int], out: set[int], offender_seat: int = -1) -> None:
         """Give the agents of ``seats`` their fixed-structure info now (``INFO_KEYS``); ``out`` are
-        the seats that have left (``_seats_out()``). The game is read once for all of them,
-        and they share its arrays, which are read-only so no agent can change another's."""
+        the seats that have left (``_seats_out()``). Each info gets arrays of its own, writable
+        (torch warns on read-only ones), so no agent can change another's."""
         game = self.game
         results = game.hand_results
-        points = read_only_array(results[-1].points) if results else self._zeros
-        scores = read_only_array(self._scores) if any(self._scores) else self._zeros
+        points = np.array(results[-1].points, np.float32) if results else self._zeros
+        scores = np.array(self._scores, np.float32) if any(self._scores) else self._zeros
         hands_finished, truncated = len(results), bool(game.truncated)
         for p in seats:
             self.infos[self.possible_agents[p]] = {
                 "hands_finished": hands_finished,
-                "hand_points": points,
-                "scores": scores,
+                "hand_points": points.copy(),
+                "scores": scores.copy(),
                 "truncated": truncated,
                 "eliminated": p in out,
                 "offender_seat": offender_seat,
@@ -424,13 +424,6 @@ def episode_seed(seed: int, episode: int) -> int:
     bits of ``cards.keyed_word("<seed>:<episode>")``, so neighbouring seeds and episodes deal
     unrelated games. Cheap (0.5 us), where seeding a numpy generator on every reset cost 8 us."""
     return keyed_word(f"{seed}:{episode}") >> 2
-
-
-def read_only_array(values: list[float]) -> np.ndarray:
-    """``values`` as a float32 array that cannot be written (shared by several infos)."""
-    array = np.array(values, np.float32)
-    array.flags.writeable = False
-    return array
 
 
 def bits_to_array(bits: int, size: int) -> np.ndarray:
