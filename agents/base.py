@@ -6,7 +6,9 @@ import ast
 import difflib
 import importlib
 import inspect
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
+from copy import deepcopy
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -55,10 +57,71 @@ PPO_PREFIX = "ppo:"  # "ppo:<path>" plays the exported policy at path (agents.pp
 
 
 def register(name: str, games: tuple[str, ...] | str, factory: AgentFactory) -> None:
-    """Make ``make_agent(name, game)`` build ``factory(game=game, seed=seed)`` for these games
-    (``ANY_GAME`` for all)."""
+    """Make ``make_agent(name, game)`` call ``factory`` for these games (``ANY_GAME`` for all),
+    with the ``game`` and ``seed`` it accepts (``build``)."""
     for game in (games,) if isinstance(games, str) else games:
         _REGISTRY.setdefault(name, {})[game] = factory
+
+
+def plays(agent: Any) -> bool:
+    """Has ``agent`` the two methods of ``Agent`` (``act`` and ``reset``; a ``name`` is given
+    to it where it has none)?"""
+    return callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))
+
+
+class AgentCopies:
+    """A factory handing out deep copies of one agent object, so that every seat of every
+    game gets its own and games stay independent of each other and of the workers."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def __call__(self) -> Agent:
+        try:
+            return deepcopy(self.agent)
+        except Exception as err:  # noqa: BLE001 - copying raises whatever the object raises
+            raise ValueError(f"cannot copy the agent object ({err}); give a class or function that builds a "
+                             "fresh agent instead") from None
+
+
+PYTHON_PREFIX = "python:"  # the registry name of an agent object or factory given from Python
+
+
+def agent_name_for(label: str, agent: str | Agent | AgentFactory) -> str:
+    """The agent name of a tournament entry given from Python: a name as it is; a class or
+    function importable by ``module:name`` as that import path; any other agent object or
+    factory registered (for every game) as ``python:<label>``."""
+    if isinstance(agent, str):
+        return agent
+    if plays(agent) and not isinstance(agent, type):
+        register(PYTHON_PREFIX + label, ANY_GAME, AgentCopies(agent))
+        return PYTHON_PREFIX + label
+    if not callable(agent):
+        raise ValueError(f"agent {label!r}: expected a name, an agent object (act and reset) or a class or "
+                         f"function that builds one, got {type(agent).__name__}")
+    module, qualname = getattr(agent, "__module__", None), getattr(agent, "__qualname__", "")
+    if module not in (None, "__main__") and qualname.isidentifier() \
+            and getattr(sys.modules.get(module), qualname, None) is agent:
+        return f"{module}:{qualname}"
+    register(PYTHON_PREFIX + label, ANY_GAME, agent)
+    return PYTHON_PREFIX + label
+
+
+def registry_entries(names: Iterable[str]) -> dict[str, dict[str, AgentFactory]]:
+    """The registry entries behind these agent names, to install in worker processes that
+    did not run the ``register`` calls (``install_registry_entries``)."""
+    entries = {}
+    for name in names:
+        base = name if name in _REGISTRY else name.partition(":")[0]
+        if base in _REGISTRY:
+            entries[base] = dict(_REGISTRY[base])
+    return entries
+
+
+def install_registry_entries(entries: dict[str, dict[str, AgentFactory]]) -> None:
+    """Register what ``registry_entries`` collected in another process."""
+    for name, by_game in entries.items():
+        _REGISTRY.setdefault(name, {}).update(by_game)
 
 
 def registered_agents(game: str | None = None) -> list[str]:
@@ -113,7 +176,7 @@ def build(factory: Callable[..., Any], game: str, seed: int | None, params: dict
         agent = factory(**context, **params)
     except TypeError as err:
         raise ValueError(f"agent {spec!r}: {err}") from None
-    if not isinstance(agent, Agent):
+    if not plays(agent):
         raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, which has no act(observation, "
                          f"action_mask, view) and reset()")
     if not isinstance(getattr(agent, "name", None), str):
@@ -124,7 +187,7 @@ def build(factory: Callable[..., Any], game: str, seed: int | None, params: dict
 def is_import_path(name: str) -> bool:
     """Is an agent name of the ``module:Attr`` form (rather than a registered name)?"""
     head = name.partition(":")[0]
-    return ":" in name and head not in _REGISTRY and head + ":" != PPO_PREFIX
+    return ":" in name and name not in _REGISTRY and head not in _REGISTRY and head + ":" != PPO_PREFIX
 
 
 def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
@@ -139,7 +202,7 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
     if is_import_path(name):
         factory, params = import_factory(name)
         return build(factory, game, seed, params, name)
-    base, _, params = name.partition(":")
+    base, _, params = (name, "", "") if name in _REGISTRY else name.partition(":")
     by_game = _REGISTRY.get(base)
     if by_game is None:
         close = difflib.get_close_matches(base, list(_REGISTRY), n=3)
@@ -148,8 +211,6 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
     factory = by_game.get(game, by_game.get(ANY_GAME))
     if factory is None:
         raise ValueError(f"agent {base!r} has no player for game {game!r}; it plays: {', '.join(sorted(by_game))}")
-    if not params:
-        return factory(game=game, seed=seed)
     return build(factory, game, seed, parse_parameters(params, name), name)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from training import cli
 from training.config import ConfigError
-from training.stats import Z95, mean_interval, pairing_results, ratings
+from training.stats import ELO_PER_LOG_ODDS, PRIOR_DRAWS, Z95, mean_interval, pairing_results, ratings, rate_interval
 from training.tournament import (load_config, pairings, parse_config, replay, run, run_tournament, schedule,
                                  seatings)
 
@@ -185,22 +185,134 @@ def test_pairing_results_average_each_duplicate_set_first():
     assert (b_vs_a.focal, b_vs_a.margin.mean, b_vs_a.win_rate.mean) == ("b", -3.0, 0.375)
 
 
-def test_ratings_follow_openskill_by_hand():
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    a, b = model.rating(), model.rating()
-    [[a], [b]] = model.rate([[a], [b]], ranks=[0, 1])
-    [[b], [a]] = model.rate([[b], [a]], ranks=[0, 0])
-    ours = ratings(["a", "b"], [_game(0, "a", "b", 0, 5, 1), _game(1, "b", "a", 0, 0, 0.5)])
-    assert [r.agent for r in ours] == ["a", "b"]
-    assert ours[0].mu == pytest.approx(a.mu) and ours[0].sigma == pytest.approx(a.sigma)
-    assert ours[1].mu == pytest.approx(b.mu) and ours[1].ordinal == pytest.approx(b.mu - 3 * b.sigma)
+def test_two_agent_rating_is_the_closed_form_with_the_prior():
+    """Two agents: the MLE difference is 400 log10 of the odds, the prior's draw counted."""
+    records = [_game(i, "a", "b", i, 1, win) for i, win in enumerate([1, 1, 1, 0.5, 0, 1, 1, 0])]
+    won, played = 5.5, 8
+    expected = 400 * math.log10((won + PRIOR_DRAWS / 2) / (played - won + PRIOR_DRAWS / 2))
+    a, b = ratings(["a", "b"], records)
+    assert (a.agent, b.agent) == ("a", "b")
+    assert a.rating - b.rating == pytest.approx(expected, abs=1e-9) and a.rating == pytest.approx(-b.rating)
+    assert a.low < a.rating < a.high and b.low < b.rating < b.high
 
 
-def test_ratings_do_not_depend_on_record_order():
-    records = [_game(i, "a", "b", i, 1, i % 2) for i in range(6)]
-    assert ratings(["a", "b"], records) == ratings(["a", "b"], records[::-1])
+def _four_agent_records(seed: int = 3) -> list[dict]:
+    """Two-player games of four agents, every pair on every deal, with some draws; ``d``
+    loses every game, so only the prior keeps its rating finite."""
+    import random
+
+    rng, strength = random.Random(seed), {"a": 1.0, "b": 0.3, "c": 0.0}
+    records = []
+    for deal in range(12):
+        for focal, opponent in [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]:
+            for rotation in range(2):
+                if opponent == "d":
+                    win = 1.0
+                else:
+                    edge, u = 1 / (1 + math.exp(strength[opponent] - strength[focal])), rng.random()
+                    win = 1.0 if u < 0.9 * edge else 0.5 if u < 0.9 * edge + 0.1 else 0.0
+                records.append(_game(len(records), focal, opponent, deal, 0, win) | {"rotation": rotation})
+    return records
+
+
+def test_ratings_are_the_maximum_of_the_likelihood():
+    """The Newton fit against scipy's direct maximisation of the same log-likelihood."""
+    from scipy.optimize import minimize
+
+    records, agents = _four_agent_records(), ["a", "b", "c", "d"]
+    points = {(i, j): PRIOR_DRAWS / 2 for i in agents for j in agents if i != j}
+    for r in records:
+        points[r["focal"], r["opponent"]] += r["focal_win"]
+        points[r["opponent"], r["focal"]] += 1 - r["focal_win"]
+
+    def minus_log_likelihood(theta):
+        strength = dict(zip(agents, theta))
+        return sum(w * math.log1p(math.exp(strength[j] - strength[i])) for (i, j), w in points.items())
+
+    best = minimize(minus_log_likelihood, [0.0] * 4, method="BFGS", options={"gtol": 1e-10}).x
+    expected = {a: (t - best.mean()) * ELO_PER_LOG_ODDS for a, t in zip(agents, best)}
+    ours = ratings(agents, records)
+    assert [r.agent for r in ours] == ["a", "b", "c", "d"]
+    assert {r.agent: r.rating for r in ours} == pytest.approx(expected, abs=1e-3)
+    assert sum(r.rating for r in ours) == pytest.approx(0.0, abs=1e-9)
+    assert all(math.isfinite(r.low) and r.low <= r.rating <= r.high for r in ours)  # d included, who never scores
+
+
+@pytest.mark.parametrize("order", [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]])
+def test_ratings_do_not_depend_on_agent_or_record_order(order):
+    import random
+
+    records, agents = _four_agent_records(), ["a", "b", "c", "d"]
+    shuffled = records.copy()
+    random.Random(sum(order[:2])).shuffle(shuffled)
+    assert ratings([agents[i] for i in order], shuffled) == ratings(agents, records)
+
+
+def test_rating_intervals_resample_whole_deals():
+    """Every deal holds the same games, mixed results inside it: resampling whole deals always
+    gives the same totals, so the interval closes on the rating (resampling single games
+    would not)."""
+    deal = [("a", "b", 1), ("a", "b", 0), ("a", "c", 1), ("a", "c", 0.5), ("b", "c", 0), ("b", "c", 1)]
+    records = [_game(len(deal) * d + k, focal, opponent, d, 0, win)
+               for d in range(10) for k, (focal, opponent, win) in enumerate(deal)]
+    for rating in ratings(["a", "b", "c"], records):
+        assert (rating.low, rating.high) == pytest.approx((rating.rating, rating.rating), abs=1e-9)
+
+
+def test_rating_summary_is_reproducible_and_uses_its_seed():
+    records = _four_agent_records()
+    assert ratings(list("abcd"), records) == ratings(list("abcd"), records)
+    assert ratings(list("abcd"), records, seed=1) != ratings(list("abcd"), records)
+
+
+@pytest.mark.parametrize("wins", [[1.0] * 10, [1.0] * 9 + [0.5], [0.0] * 10, [0.5, 0.75, 1.0], [1.0], [0.75],
+                                  [0.5] * 4])
+def test_rate_intervals_stay_inside_zero_one(wins):
+    interval = rate_interval(wins)
+    assert 0.0 <= interval.low <= interval.mean <= interval.high <= 1.0
+    assert interval.high - interval.low > 0.0
+
+
+def test_rate_interval_all_wins_is_wilson_over_the_sets():
+    """Every set won: the Wilson interval of 10 wins in 10 trials, one trial per set."""
+    interval = rate_interval([1.0] * 10)
+    assert interval.high == 1.0 and interval.low == pytest.approx(10 / (10 + Z95**2))
+
+
+def test_rate_interval_matches_the_normal_one_with_many_sets():
+    wins = [0.0, 0.5, 0.5, 1.0, 0.5, 1.0, 0.5, 0.0, 1.0, 0.5] * 40
+    wilson, normal = rate_interval(wins), mean_interval(wins)
+    assert wilson.low == pytest.approx(normal.low, abs=2e-3) and wilson.high == pytest.approx(normal.high, abs=2e-3)
+
+
+def test_a_two_player_pairing_mirrors_its_win_rate_interval():
+    records = [_game(2 * d + s, "a", "b", d, 1, 1.0 if d or s else 0.5) for d in range(6) for s in range(2)]
+    a_vs_b, b_vs_a = pairing_results(records)
+    assert a_vs_b.win_rate.high <= 1.0 and b_vs_a.win_rate.low >= 0.0
+    assert b_vs_a.win_rate.mean == 1 - a_vs_b.win_rate.mean
+    assert (b_vs_a.win_rate.low, b_vs_a.win_rate.high) == (1 - a_vs_b.win_rate.high, 1 - a_vs_b.win_rate.low)
+    assert (b_vs_a.margin.low, b_vs_a.margin.high) == (-a_vs_b.margin.high, -a_vs_b.margin.low)
+
+
+@pytest.mark.parametrize("game", ["gin_rummy", "least_count"])
+def test_real_tournaments_rate_the_same_whatever_the_agent_order(tmp_path, game):
+    """The agents listed in three orders play the same games (each seat's agent seed comes
+    from the labels by seat, not from the order of the list), so only the game ids differ."""
+    agents = {"h": "heuristic", "n": "novice", "r": "random"}
+    summaries = [run(tiny(tmp_path / "".join(order), game=game, agents={label: agents[label] for label in order}))
+                 for order in ("hnr", "rnh", "nrh")]
+    assert [s["ratings"] for s in summaries[1:]] == [summaries[0]["ratings"]] * 2
+    assert [_rounded(s["pairings"]) for s in summaries[1:]] == [_rounded(summaries[0]["pairings"])] * 2
+    assert len({r["rating"] for r in summaries[0]["ratings"]}) == 3  # the games did separate them
+
+
+def _rounded(value):
+    """Floats rounded to 9 digits (a mirrored pairing's mean is summed in another order)."""
+    if isinstance(value, float):
+        return round(value, 9)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return [_rounded(v) for v in value] if isinstance(value, list) else value
 
 
 # -- the command line and the outputs ------------------------------------------------------
@@ -211,11 +323,13 @@ def test_cli_runs_a_tiny_tournament_and_writes_every_output(tmp_path, capsys):
     assert cli.main(["tournament", str(path), "--workers", "1"]) == 0
     printed = capsys.readouterr().out
     assert "novice" in printed and "head to head" in printed
-    for name in ("results.csv", "summary.json", "summary.md", "games.jsonl", "head_to_head.png", "ratings.png"):
+    for name in ("results.csv", "results_long.csv", "summary.json", "summary.md", "games.jsonl", "head_to_head.png",
+                 "ratings.png"):
         assert (out / name).stat().st_size > 0, name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 4 and {r["agent"] for r in summary["ratings"]} == {"random", "novice"}
     assert len((out / "results.csv").read_text().splitlines()) == 1 + 4
+    assert len((out / "results_long.csv").read_text().splitlines()) == 1 + 4 * 2
     assert len((out / "games.jsonl").read_text().splitlines()) == 4
 
 
@@ -225,6 +339,18 @@ def test_cli_reports_a_bad_config_and_plays_nothing(tmp_path, capsys):
     assert cli.main(["tournament", str(path)]) == 2
     assert "'deal'" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_rerun_into_a_used_folder_with_other_settings_is_one_line_and_exit_2(tmp_path, capsys):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"game: gin_rummy\nagents: [random, novice]\ndeals: 1\nplots: false\noutput_dir: {tmp_path / 'o'}\n")
+    assert cli.main(["tournament", str(path)]) == 0
+    capsys.readouterr()
+    before = (tmp_path / "o" / "games.jsonl").read_text()
+    assert cli.main(["tournament", str(path), "--deals", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a tournament with other settings (deals)" in err, err
+    assert "Traceback" not in err and (tmp_path / "o" / "games.jsonl").read_text() == before
 
 
 def test_python_api_returns_the_summary(tmp_path):

@@ -4,7 +4,8 @@ An ``OpponentPool`` is the opponent factory of ``rummy_envs.wrappers.SingleAgent
 for every opponent seat of every episode it draws an entry of the mix by weight, then
 either a uniformly drawn snapshot (the ``self`` entry) or a fresh agent built by name from
 the env's random stream (so seeded envs replay exactly). It holds numpy policies only, so it
-pickles small and cheap into subprocess envs and needs no torch.
+pickles small and cheap into subprocess envs and needs no torch; it carries the registry
+entries of its agents, so a subprocess that never ran the ``register`` calls builds them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from typing import Any
+
 from agents import Agent, make_agent
 from agents.ppo import NumpyPolicy, PPOAgent, load_policy
+from training.distributed import install_packed_registry, packed_registry
 from training.train_config import SELF
 
 
@@ -29,6 +33,13 @@ class OpponentPool:
         self.probabilities = np.array([weights[n] / total for n in self.names])
         self.pool_size = pool_size
         self.snapshots: list[NumpyPolicy] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "registry": packed_registry(n for n in self.names if n != SELF)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        install_packed_registry(state.pop("registry"))
+        self.__dict__.update(state)
 
     @property
     def wants_snapshots(self) -> bool:

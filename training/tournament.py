@@ -8,8 +8,8 @@ over each deal so that the luck of the cards cancels:
   agent in each seat in turn and n-1 copies of the opponent in the others.
 The games of one pairing on one deal are a *duplicate set*, the unit of the intervals.
 
-Every game is seeded from (tournament seed, deal, pairing, seat), so results are the same
-for any number of workers and either backend. Finished games are appended to
+Every game is seeded from (tournament seed, deal, the labels by seat, seat), so results are
+the same for any number of workers, either backend and any order of the agents in the config. Finished games are appended to
 ``games.jsonl`` as they arrive, each a game log (``rummy_envs.replay``) with the
 tournament's keys added; a rerun of the same config in the same folder resumes.
 """
@@ -31,10 +31,12 @@ from pydantic import BeforeValidator, Field, ValidationInfo, WithJsonSchema, fie
 
 import rummy_envs
 from agents import make_agent
+from agents.base import agent_name_for
 from rummy_envs.envs.base import rank_rewards
 from rummy_envs.replay import game_log, replay_env
 from training.config import (ConfigError, ConfigModel, Folder, GameId, KeyProblem, Options, check, check_agent,
                              read_yaml, validate)
+from training.distributed import install_packed_registry, packed_registry, ray_session
 
 # Keys that change how a tournament runs but not its games: a resume may change them.
 RUN_KEYS = frozenset({"workers", "backend", "ray_address", "output_dir", "plots", "chunk_deals"})
@@ -109,8 +111,32 @@ class TournamentConfig(ConfigModel):
 
 def parse_config(data: dict[str, Any], where: str = "tournament config") -> TournamentConfig:
     """Validate a config mapping: unknown keys, games, agents and rules options fail here,
-    naming the key, before any game is played."""
+    naming the key, before any game is played. From Python, ``agents`` may also hold agent
+    objects and factories (classes or functions) beside names (``python_agents``)."""
+    if isinstance(data.get("agents"), (list, dict)):
+        data = {**data, "agents": python_agents(data["agents"])}
     return validate(TournamentConfig, data, where)
+
+
+def python_agents(agents: list[Any] | dict[str, Any]) -> list[Any] | dict[str, Any]:
+    """Agent objects and factories turned into agent names (``agents.base.agent_name_for``);
+    in a list, an object is labelled by its ``name`` and a factory by its ``__name__``."""
+    if isinstance(agents, dict):
+        return {label: _name_for(str(label), agent) for label, agent in agents.items()}
+    if all(isinstance(agent, str) for agent in agents):
+        return agents
+    labelled = {agent if isinstance(agent, str) else str(getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__)): agent
+                for agent in agents}
+    if len(labelled) != len(agents):
+        raise ConfigError("config key 'agents': two agents have the same label; give a mapping label -> agent")
+    return {label: _name_for(label, agent) for label, agent in labelled.items()}
+
+
+def _name_for(label: str, agent: Any) -> str:
+    try:
+        return agent_name_for(label, agent)
+    except ValueError as err:
+        raise ConfigError(f"config key 'agents': {err}") from None
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
@@ -206,13 +232,17 @@ def play_game(game: str, options: dict[str, Any], seats: list[str], names: dict[
             "rewards": totals, "truncated": bool(state.truncated)}
 
 
-def play_task(config: TournamentConfig, num_players: int, task: Task) -> list[dict[str, Any]]:
-    """Every game of a task, as records (see the module docstring for the ids and seeds)."""
+def play_task(config: TournamentConfig, num_players: int, task: Task,
+              registry: bytes | None = None) -> list[dict[str, Any]]:
+    """Every game of a task, as records (see the module docstring for the ids and seeds).
+    ``registry`` holds the parent's registry entries of the agents (``packed_registry``),
+    for a worker process that did not run the ``register`` calls."""
+    install_packed_registry(registry)
     records = []
     for deal in range(task.first_deal, task.last_deal):
         env_seed = deal_seed(config.seed, deal)
         for rotation, seats in enumerate(seatings(task.focal, task.opponent, num_players)):
-            agent_seeds = [_derive(config.seed, "agent", deal, task.pairing, rotation, s) for s in range(num_players)]
+            agent_seeds = [_derive(config.seed, "agent", deal, json.dumps(seats), s) for s in range(num_players)]
             outcome = play_game(config.game, config.env_options, seats, config.agents, env_seed, agent_seeds)
             records.append(_record(config, task, deal, rotation, seats, env_seed, agent_seeds, outcome))
     return records
@@ -290,6 +320,7 @@ def run_tournament(config: TournamentConfig, progress: Callable[[int, int], None
     """Play every game not already in ``output_dir`` and return all records in game-id order.
 
     ``progress(done, total)`` is called as games finish."""
+    registry = packed_registry(config.agents.values()) if config.backend == "ray" or config.workers > 1 else None
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     n = num_players_of(config)
@@ -301,7 +332,7 @@ def run_tournament(config: TournamentConfig, progress: Callable[[int, int], None
     if progress:
         progress(done, total)
     with (out / GAMES_FILE).open("a") as log:
-        for records in _execute(config, n, todo):
+        for records in _execute(config, n, todo, registry):
             for r in records:
                 finished[r["game_id"]] = r
                 log.write(json.dumps(r) + "\n")
@@ -321,43 +352,34 @@ def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
     os.replace(tmp, path)
 
 
-def _execute(config: TournamentConfig, num_players: int, tasks: list[Task]) -> Iterator[list[dict[str, Any]]]:
+def _execute(config: TournamentConfig, num_players: int, tasks: list[Task],
+             registry: bytes | None) -> Iterator[list[dict[str, Any]]]:
     """Each task's records as it finishes, on the configured backend."""
     if not tasks:
         return
     if config.backend == "ray":
-        yield from _execute_ray(config, num_players, tasks)
+        yield from _execute_ray(config, num_players, tasks, registry)
     elif config.workers == 1:
         for task in tasks:
             yield play_task(config, num_players, task)
     else:
         with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn")) as pool:
-            pending = {pool.submit(play_task, config, num_players, t) for t in tasks}
+            pending = {pool.submit(play_task, config, num_players, t, registry) for t in tasks}
             while pending:
                 ready, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in ready:
                     yield future.result()
 
 
-def _execute_ray(config: TournamentConfig, num_players: int, tasks: list[Task]) -> Iterator[list[dict[str, Any]]]:
+def _execute_ray(config: TournamentConfig, num_players: int, tasks: list[Task],
+                 registry: bytes | None) -> Iterator[list[dict[str, Any]]]:
     """The same tasks as Ray tasks: on the cluster at ``ray_address``, or a local Ray."""
-    try:
-        import ray
-    except ImportError as err:
-        raise ConfigError("config key 'backend': 'ray' needs Ray: pip install 'rummy-envs[distributed]'") from err
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=config.ray_address, num_cpus=None if config.ray_address else config.workers,
-                 include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(play_task)
-    try:
-        pending = [remote.remote(config, num_players, t) for t in tasks]
+    with ray_session(config.ray_address, config.workers, "config key 'backend': 'ray'") as ray:
+        remote = ray.remote(play_task)
+        pending = [remote.remote(config, num_players, t, registry) for t in tasks]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             yield ray.get(ready[0])
-    finally:
-        if started_here:
-            ray.shutdown()
 
 
 def summarize(config: TournamentConfig, records: list[dict[str, Any]]) -> dict[str, Any]:

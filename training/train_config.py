@@ -188,6 +188,12 @@ class TrainConfig(ConfigModel):
     def episode(self) -> str:
         return self.env.get("episode", "hand")
 
+    @property
+    def agent_names(self) -> list[str]:
+        """Every agent the run builds by name: pool opponents, evaluation opponents, the teacher."""
+        names = [n for n in self.self_play.opponents if n != SELF] + self.evaluation.opponents
+        return names + [self.imitation.teacher] * (self.imitation.teacher is not None)
+
     def with_overrides(self, **overrides: Any) -> TrainConfig:
         """A copy with top-level keys replaced (the command-line flags), validated again."""
         return parse_config({**self.to_dict(), **{k: v for k, v in overrides.items() if v is not None}})
