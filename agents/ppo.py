@@ -35,7 +35,8 @@ FORMAT_VERSION = 1
 class PolicyInfo:
     """What an exported policy was trained on. ``layout_hash`` covers the policy's whole
     input: the env's observation segments, then those of ``features`` (a feature set of
-    ``agents.features``, or None)."""
+    ``agents.features``, or None). ``seed`` is None for a model trained without one and
+    exported by ``rummy export``."""
 
     game: str
     env_options: dict[str, Any]
@@ -43,7 +44,7 @@ class PolicyInfo:
     layout_hash: str
     steps: int
     rummy_envs_version: str
-    seed: int
+    seed: int | None
 
 
 class NumpyPolicy:

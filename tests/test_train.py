@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 from pathlib import Path
 
@@ -526,3 +527,50 @@ def test_docs_config_table_lists_every_key_with_its_default():
             assert shown == "none", key
         else:
             assert yaml.safe_load(shown.strip("`")) == value, (key, shown, value)
+
+
+def test_no_shipped_config_exports_over_the_shipped_agents():
+    for path in ROOT.glob("configs/*/*.yaml"):
+        assert "export_dir" not in read_yaml(path), f"{path} would overwrite what a run did not make"
+
+
+def test_an_export_over_a_policy_needs_force_and_is_refused_before_training(tmp_path, capsys):
+    export = tmp_path / "shipped"
+    export.mkdir()
+    (export / "policy.npz").write_bytes(b"not made by this run")
+    argv = ["train", str(SMOKE_CONFIGS[0]), "--output-dir", str(tmp_path / "runs"), "--export-dir", str(export),
+            "--no-progress", "--total-steps", "128"]
+    assert cli.main(argv) == 2
+    assert "already holds a policy.npz; pass --force" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() and (export / "policy.npz").read_bytes() == b"not made by this run"
+    assert cli.main([*argv, "--force"]) == 0
+    assert load_policy(export / "policy.npz").info.steps == 128
+
+
+def test_subprocess_envs_build_opponents_registered_only_here(monkeypatch):
+    import multiprocessing
+    import threading
+
+    import agents.base
+    from agents import register
+
+    copy = {name: dict(by_game) for name, by_game in agents.base._REGISTRY.items()}
+    monkeypatch.setattr(agents.base, "_REGISTRY", copy)
+    from my_agents import LowestLegal
+    from training.selfplay import OpponentPool
+
+    register("registered_here", "*", LowestLegal)
+    register("lambda_opponent", "*", lambda game, seed: LowestLegal(rank=1))
+    pool = OpponentPool("gin_rummy", {"registered_here": 1.0, "lambda_opponent": 1.0}, 1)
+    with multiprocessing.get_context("spawn").Pool(1) as workers:
+        assert workers.apply(_opponent_ranks, (pool,)) == {0, 1}
+    locked = LowestLegal()
+    locked.lock = threading.Lock()
+    register("locked", "*", lambda game, seed: locked)
+    with pytest.raises(ConfigError, match="'locked' cannot be sent to worker processes: it does not pickle"):
+        pickle.dumps(OpponentPool("gin_rummy", {"locked": 1.0}, 1))
+
+
+def _opponent_ranks(pool) -> set[int]:
+    rng = np.random.default_rng(0)
+    return {pool(rng).rank for _ in range(20)}

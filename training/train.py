@@ -44,6 +44,8 @@ from rummy_envs.envs.base import Segment
 from rummy_envs.wrappers import SingleAgentEnv, layout_hash
 from training import imitation, tournament
 from training.config import ConfigError
+from training.distributed import install_packed_registry, packed_registry, ray_session
+from training.export import TORCH_ACTIVATIONS, numpy_policy
 from training.selfplay import OpponentPool
 from training.learner_env import FeatureObservation, PotentialShaping
 from training.train_config import TrainConfig
@@ -52,7 +54,6 @@ CHECKPOINTS, POOL, EVAL = "checkpoints", "pool", "eval"
 MODEL, POLICY, META, SUMMARY = "model.zip", "policy.npz", "meta.json", "summary.json"
 EVAL_LOG, CURVE_LOG = "eval.csv", "learning_curve.csv"
 LEARNER = "learner"  # the label of the policy in evaluation tournaments
-TORCH_ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 EVAL_FIELDS = ["step", "opponent", "games", "margin", "margin_low", "margin_high", "win_rate", "win_low", "win_high"]
 CURVE_FIELDS = ["step", "episodes", "mean_return", "elapsed_s", "steps_per_s"]
 # Keys a resumed run must share with the run it continues (the others may change, such as
@@ -138,16 +139,11 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
 
 def export_policy(model: MaskablePPO, path: Path, config: TrainConfig, steps: int, seed: int) -> NumpyPolicy:
     """Write the policy network (observation -> action logits) to a numpy ``.npz``."""
-    policy = model.policy
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    numpy_of = lambda t: t.detach().cpu().numpy()  # noqa: E731
-    hidden = [(numpy_of(m.weight).T, numpy_of(m.bias)) for m in linears]
-    head = (numpy_of(policy.action_net.weight).T, numpy_of(policy.action_net.bias))
     layout, num_actions = env_layout(model.get_env())
     info = PolicyInfo(game=config.game, env_options=dict(config.env), features=config.features,
                       layout_hash=layout_hash(layout, num_actions),
                       steps=int(steps), rummy_envs_version=rummy_envs.__version__, seed=seed)
-    exported = NumpyPolicy(hidden, head, config.ppo.activation, info)
+    exported = numpy_policy(model.policy, info)
     exported.save(path)
     return exported
 
@@ -383,10 +379,12 @@ def _check_resumable(config: TrainConfig, meta: dict[str, Any], checkpoint: Path
 
 
 def train(config: TrainConfig, seed: int | None = None, resume: bool = False, progress_bar: bool | None = None,
-          export_dir: str | Path | None = None) -> TrainResult:
+          export_dir: str | Path | None = None, force: bool = False) -> TrainResult:
     """Train (or with ``resume``, continue) one seed up to ``config.total_steps`` steps, then
-    save the final checkpoint, evaluate, and copy the policy to ``export_dir`` if given."""
+    save the final checkpoint, evaluate, and copy the policy to ``export_dir`` if given
+    (a folder that already holds a policy only with ``force``, checked before training)."""
     seed = config.seed if seed is None else seed
+    check_export_dir(export_dir, force)
     run_dir = Path(config.output_dir) / f"seed_{seed}"
     torch.set_num_threads(config.torch_threads)
     latest = latest_checkpoint(run_dir)
@@ -451,30 +449,35 @@ def train(config: TrainConfig, seed: int | None = None, resume: bool = False, pr
 # Several seeds, locally or on Ray
 
 
+def check_export_dir(export_dir: str | Path | None, force: bool) -> None:
+    """Refuse to overwrite a policy that this run did not make, unless ``force``."""
+    if export_dir is not None and not force and (Path(export_dir) / POLICY).exists():
+        raise ConfigError(f"export_dir {export_dir} already holds a {POLICY}; pass --force (force=True) to replace "
+                          "it, or export elsewhere (without export_dir the policy stays in the run's output_dir)")
+
+
 def train_seeds(config: TrainConfig, seeds: list[int], backend: str = "local", resume: bool = False,
                 ray_address: str | None = None, workers: int | None = None,
-                progress_bar: bool | None = None) -> list[TrainResult]:
+                progress_bar: bool | None = None, force: bool = False) -> list[TrainResult]:
     """Train each seed: one after another (``local``) or as Ray tasks (``ray``: the cluster
     at ``ray_address``, or a local Ray with ``workers`` CPUs). With several seeds each exports
-    into ``export_dir/seed_<s>``."""
+    into ``export_dir/seed_<s>``; every export folder is checked before any training."""
     several = len(seeds) > 1
     exports = {s: None if config.export_dir is None else Path(config.export_dir) / (f"seed_{s}" if several else "")
                for s in seeds}
+    for export in exports.values():
+        check_export_dir(export, force)
     if backend == "local":
-        return [train(config, s, resume, progress_bar, exports[s]) for s in seeds]
+        return [train(config, s, resume, progress_bar, exports[s], force) for s in seeds]
     if backend != "ray":
         raise ConfigError(f"--backend {backend!r}: expected 'local' or 'ray'")
-    try:
-        import ray
-    except ImportError as err:
-        raise ConfigError("--backend ray needs Ray: pip install 'rummy-envs[distributed]'") from err
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=ray_address, num_cpus=None if ray_address else (workers or len(seeds)),
-                 include_dashboard=False)
-    try:
-        remote = ray.remote(num_cpus=config.torch_threads)(train)
-        return ray.get([remote.remote(config, s, resume, False, exports[s]) for s in seeds])
-    finally:
-        if started_here:
-            ray.shutdown()
+    with ray_session(ray_address, workers or len(seeds), "--backend ray", log_to_driver=True) as ray:
+        remote = ray.remote(num_cpus=config.torch_threads)(_train_on_worker)
+        registry = packed_registry(config.agent_names)
+        return ray.get([remote.remote(registry, config, s, resume, False, exports[s], force) for s in seeds])
+
+
+def _train_on_worker(registry: bytes, *args: Any) -> TrainResult:
+    """``train`` in a Ray worker, after registering the agents the driver registered."""
+    install_packed_registry(registry)
+    return train(*args)
