@@ -290,3 +290,37 @@ def card_count_error(found: Iterable[int], expected: Iterable[int]) -> str:
         return ""
     return (f"every card of the deck must be in exactly one place; extra: {C.format(extra) or 'none'}, "
             f"missing: {C.format(missing) or 'none'}")
+
+
+TURN_SEARCH_LIMIT = 2_000
+"""The most positions ``check_playable`` visits looking for the end of a turn; a search that
+reaches it accepts the dict. A turn that can end usually ends one or two actions ahead (a
+draw, a discard), and a dead end is proved in a handful of positions."""
+
+
+def check_playable(state: Any) -> None:
+    """The rule every reader ends with: a position is accepted only if it can be played on.
+    Unless the game is over, the player to move has a legal action, and some sequence of
+    legal actions finishes the turn (another seat comes to move, or the game ends): no legal
+    action can lead into a position where nothing is legal. A depth-first search over
+    clones that tries every action of a position before going deeper, so the usual one- or
+    two-action finish is found first; the state itself is not changed."""
+    if state.is_terminal():
+        return
+    player, phase = state.current_player, state.phase.name
+    if not state.legal_actions():
+        raise field_error("phase", f"player {player} has no legal action in phase {phase}")
+    stack, visited = [state], 0
+    while stack:
+        position = stack.pop()
+        for action in reversed(position.legal_actions()):
+            after = position.clone()
+            after.apply(action)
+            if after.is_terminal() or after.current_player != player:
+                return
+            visited += 1
+            if visited >= TURN_SEARCH_LIMIT:
+                return
+            stack.append(after)
+    raise field_error("phase", f"player {player} cannot finish the turn begun in phase {phase}: every sequence of "
+                               "legal actions reaches a position where nothing is legal")

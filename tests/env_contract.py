@@ -973,14 +973,30 @@ def _at(root: Any, path: tuple) -> Any:
 WRONG_VALUES = ("x", "NOPE", 7, -1, 2.5, None, True, [], {}, ["AS"], "AS", [[]], {"cards": []})
 
 
+MUTATION_KINDS = ("drop", "rename", "move", "duplicate", "swap", "replace", "type", "range", "enum", "summary",
+                  "seat", "card", "results")
+"""What ``mutate`` does: the structural kinds (a key dropped or renamed, a card moved,
+duplicated, swapped or replaced, a wrong type, an int out of range, the phase or a flag
+changed) and the semantic ones, which keep the dict well-formed but make it say something
+the rules may not reach: a summary (winners, totals, scores, eliminations) that disagrees
+with the history, another seat to move or deal, a single-card field (a deep-take target, a
+banned card) set to another card or cleared, a recorded hand or round dropped or repeated."""
+SUMMARY_KEYS = ("winners", "totals", "scores", "out_round", "rounds_won", "standings", "round_index", "hand_index",
+                "turns", "draws", "reshuffles", "multiplier")
+SEAT_KEYS = ("current_player", "dealer", "first_dealer", "knocker", "declarer")
+RESULT_KEYS = ("hand_results", "round_results", "results")
+
+
 def mutate(d: dict[str, Any], rng: random.Random, count: int, phases: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """A copy of ``d`` with ``count`` random mutations: keys dropped or renamed, cards moved
-    between zones, duplicated, swapped or replaced, values of a wrong type, ints out of range,
-    the phase (one of ``phases``) or a flag changed. Returns the copy and what was done."""
+    """A copy of ``d`` with ``count`` random mutations of ``MUTATION_KINDS`` (the phase one of
+    ``phases``). Returns the copy and what was done."""
     d = copy.deepcopy(d)
     done: list[str] = []
     for _ in range(count):
-        kind = rng.choice(["drop", "rename", "move", "duplicate", "swap", "replace", "type", "range", "enum"])
+        kind = rng.choice(MUTATION_KINDS)
+        if kind in ("summary", "seat", "card", "results"):
+            done.append(_mutate_meaning(d, kind, rng))
+            continue
         lists = _card_lists(d)
         cards = [(*p, i) for p in lists for i in range(len(_at(d, p)))]
         positions = _positions(d)
@@ -1032,6 +1048,49 @@ def mutate(d: dict[str, Any], rng: random.Random, count: int, phases: list[str])
     return d, done
 
 
+def _mutate_meaning(d: dict[str, Any], kind: str, rng: random.Random) -> str:
+    """One semantic mutation of ``d`` in place (see ``MUTATION_KINDS``); what was done."""
+    seats = len(d["hands"]) if isinstance(d.get("hands"), list) else 2
+    if kind == "summary":
+        keys = [k for k in SUMMARY_KEYS if k in d]
+        if not keys:
+            return "no summary field"
+        key = rng.choice(keys)
+        value = d[key]
+        if key == "winners":
+            d[key] = sorted(rng.sample(range(seats), rng.randint(0 if value else 1, seats)))
+        elif isinstance(value, list) and value and all(type(v) is int for v in value):
+            i = rng.randrange(len(value))
+            value[i] = max(0, value[i] + rng.choice([-10, -5, -1, 1, 2, 5, 10, 25]))
+        elif type(value) is int:
+            d[key] = max(0, value + rng.choice([-2, -1, 1, 2]))
+        return f"summary {key}: {d[key]!r}"
+    if kind == "seat":
+        keys = [k for k in SEAT_KEYS if type(d.get(k)) is int]
+        if not keys:
+            return "no seat field"
+        key = rng.choice(keys)
+        d[key] = rng.choice([s for s in range(-1, seats) if s != d[key]])
+        return f"seat {key} = {d[key]}"
+    if kind == "card":
+        keys = [k for k, v in d.items() if v is None or (isinstance(v, str) and CARD_TEXT.match(v))]
+        keys = [k for k in keys if k not in ("daily_date", "game")]
+        if not keys:
+            return "no single-card field"
+        key = rng.choice(keys)
+        d[key] = None if d[key] is not None and rng.random() < 0.3 else C.format_card(rng.randrange(52))
+        return f"card {key} = {d[key]!r}"
+    keys = [k for k in RESULT_KEYS if isinstance(d.get(k), list) and d[k]]
+    if not keys:
+        return "no recorded result"
+    key = rng.choice(keys)
+    if rng.random() < 0.5:
+        d[key].pop(rng.randrange(len(d[key])))
+        return f"results {key}: one dropped"
+    d[key].append(copy.deepcopy(rng.choice(d[key])))
+    return f"results {key}: one repeated"
+
+
 def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:
     """Random play from ``state`` to the end of the episode, the GameSpec's state invariants
     checked after every action, and the states reached (the last one and a few others) read
@@ -1067,7 +1126,22 @@ def check_dict(spec: GameSpec, data: Any, rng: random.Random) -> bool:
     spec.check_state(state)
     round_trip(spec, state)
     play_on(spec, state, rng)
+    env_pays_zero_sum_from(spec, data, rng)
     return True
+
+
+REWARD_MODES = ("points", "win_loss")
+
+
+def env_pays_zero_sum_from(spec: GameSpec, data: dict[str, Any], rng: random.Random) -> None:
+    """An env reset to an accepted dict, under a reward mode drawn from ``REWARD_MODES``,
+    plays to the end with the env contract's checks at every step, and the rewards it pays
+    from there sum to zero (as every mode's do from a deal)."""
+    config = spec.state_class.from_dict(data).config
+    env = spec.module.env(**dataclasses.asdict(config), reward=rng.choice(REWARD_MODES))
+    env.reset(options={"state": data})
+    totals, _, _ = play_env(spec, env, rng, spec.policy)
+    assert abs(sum(totals.values())) <= 1e-9 * max(1.0, *map(abs, totals.values())), totals
 
 
 def state_dict_format(spec: GameSpec) -> None:

@@ -4,11 +4,15 @@ version, round trips at random points of random games (also through JSON text), 
 dicts, and the examples of the issue.
 
 Fuzzing: hypothesis picks a rule set, a game, a point in it and a few mutations of its dict
-(keys dropped or renamed, cards moved between zones, duplicated, swapped or replaced, values
-of a wrong type, ints out of range, the phase or a flag changed). ``from_dict`` must refuse
-the result with a ValueError naming a field of the format, or accept a state that passes the
-game's invariants, round-trips, and plays to the end under random play with the invariants
-holding. A few hundred dicts per game run by default, many thousands under ``-m slow``.
+(``env_contract.MUTATION_KINDS``: keys dropped or renamed, cards moved between zones,
+duplicated, swapped or replaced, values of a wrong type, ints out of range, the phase or a
+flag changed; summaries that disagree with the history, another seat to move, a single-card
+field changed, a recorded hand dropped or repeated). ``from_dict`` must refuse the result
+with a ValueError naming a field of the format, or accept a state that passes the game's
+invariants, round-trips, plays to the end under random play with the invariants holding,
+and, loaded into the env under a random reward mode, is paid zero-sum. A few hundred dicts
+per game run by default, many thousands under ``-m slow``, where a seeded census of 1,000
+per game also prints its counts per mutation kind.
 """
 
 from __future__ import annotations
@@ -78,6 +82,35 @@ def test_fuzzed_state_dicts_slow(spec):
         fuzz_once(spec, data)
 
     fuzz()
+
+
+CENSUS_DICTS = 1000
+CENSUS_SPECS = [next(s for s in SPECS if s.module is module) for module in dict.fromkeys(s.module for s in SPECS)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", params(CENSUS_SPECS, always=True))
+def test_fuzz_census(spec):
+    """``CENSUS_DICTS`` mutated dicts of one spec per game, seeded, over every rule set and
+    mutation kind: every one refused naming a field or accepted, played to the end and paid
+    zero-sum by the env. Prints the counts per mutation kind (run with ``-s`` to see them)."""
+    rng = random.Random(2026)
+    phases = [p.name for p in type(spec.new_state({}, 0).phase)]
+    names = sorted(spec.rule_sets)
+    counts: dict[str, Counter] = {}
+    for i in range(CENSUS_DICTS):
+        points = contract.game_points(spec, names[i % len(names)], rng.randrange(12))
+        mutated, done = contract.mutate(rng.choice(points), rng, rng.randint(1, 3), phases)
+        try:
+            accepted = contract.check_dict(spec, mutated, rng)
+        except AssertionError as failure:
+            raise AssertionError(f"dict {i}, mutations {done}: {failure}") from failure
+        for what in done:
+            counts.setdefault(what.split()[0], Counter())["accepted" if accepted else "refused"] += 1
+    totals = sum(counts.values(), Counter())
+    print(f"\n{spec.id}: {CENSUS_DICTS} dicts, {dict(totals)}; by mutation kind: "
+          + ", ".join(f"{kind} {dict(c)}" for kind, c in sorted(counts.items())))
+    assert totals["accepted"] and totals["refused"]
 
 
 @pytest.mark.parametrize("spec", params(SPECS))

@@ -18,8 +18,8 @@ from rummy_envs.games.gin_rummy.match import StandardMatch
 from rummy_envs.games.gin_rummy.options import GinConfig
 from rummy_envs.games.gin_rummy.rules import GinRules
 from rummy_envs.games.gin_rummy.scoring import HAND_KINDS, HandResult, hand_stakes
-from rummy_envs.state_dicts import (FORMAT_VERSION, Fields, card_count_error, check_integer, field_error, parse_card,
-                                    read_header, read_options)
+from rummy_envs.state_dicts import (FORMAT_VERSION, Fields, card_count_error, check_integer, check_playable,
+                                    field_error, parse_card, read_header, read_options)
 
 _OFFERS = (Phase.OFFER_ND, Phase.OFFER_D, Phase.FORCED_DRAW)
 _SHOWDOWN = (Phase.KNOCKER_MELD, Phase.DEFENDER_MELD, Phase.LAYOFF)
@@ -200,8 +200,7 @@ class GinStateDict(GinRules):
         if self.knocker >= 0:
             self._check_showdown()
         self._check_match()
-        if not over and not self.legal_actions():
-            raise field_error("phase", f"player {p} has no legal action in phase {phase.name}")
+        check_playable(self)
 
     def _check_knock_fields(self) -> None:
         """The knock fields are all empty before a knock and fit the knock after it."""
