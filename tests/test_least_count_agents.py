@@ -109,7 +109,7 @@ def test_novice_declares_at_the_first_chance_with_a_low_count(hand, options, dec
 
 
 def test_novice_picks_an_open_card_only_when_it_forms_a_set():
-    pairs = load(picking("2C 5D 9H JS KD", "KD", open_set="9C 4S"))
+    pairs = load(picking("2C 5D 9H JS KD", "KD", open_set="7C 8C 9C"))
     assert decide(LeastCountNoviceAgent(), pairs) == "PICK_OPEN(9C)"
     loose = load(picking("2C 5D 9H JS KD", "KD", open_set="AS"))
     assert decide(LeastCountNoviceAgent(), loose) == "PICK_CLOSED"

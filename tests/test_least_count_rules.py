@@ -29,18 +29,18 @@ def scenario(hands: list[str], open_set: str = "", dead: str = "", stock_top: st
              rest_to: str = "stock", **options) -> LeastCountState:
     """A state with these hands, open set, dead pile and closed deck top, every seat having
     finished a turn (``turn_done``), after ``rounds_played`` rounds. Every other card of the
-    game goes, in id order, to the closed deck after ``stock_top`` (``rest_to="stock"``), to
-    the dead pile after ``dead`` (``"dead"``) or to the open set (``"open"``)."""
+    game goes, in id order, to the closed deck after ``stock_top`` (``rest_to="stock"``) or to
+    the dead pile after ``dead`` (``"dead"``)."""
     config = LeastCountConfig(num_players=len(hands), **options)
     used = Counter(c for h in hands for c in C.parse(h)) + Counter(C.parse(open_set + " " + dead + " " + stock_top))
     if cut_card:
         used[C.parse_card(cut_card)] += 1
     rest = C.format(sorted((Counter(config.full_deck()) - used).elements())).split()
-    piles = {"stock": stock_top.split(), "dead": dead.split(), "open": open_set.split()}
+    piles = {"stock": stock_top.split(), "dead": dead.split()}
     piles[rest_to] += rest
     n = len(hands)
     return LeastCountState.from_dict({
-        "options": config.as_options(), "hands": hands, "open_set": piles["open"], "dead_pile": piles["dead"],
+        "options": config.as_options(), "hands": hands, "open_set": open_set.split(), "dead_pile": piles["dead"],
         "stock": piles["stock"], "phase": phase, "current_player": current,
         "dealer": (current - 1) % n if dealer is None else dealer, "turn_done": [turn_done] * n,
         "totals": totals or [0] * n, "out_round": out_round or [0] * n, "cut_card": cut_card,
@@ -473,10 +473,16 @@ def test_the_dead_pile_is_reshuffled_when_the_closed_deck_is_empty():
 
 
 def test_with_nothing_to_reshuffle_the_pick_is_from_the_open_set():
-    state = scenario(["AC 2C", "TC"], open_set="KD", rest_to="open")
-    assert not state.stock and not state.dead
-    discard(state, "AC")
-    assert "PICK_CLOSED" not in names(state) and "PICK_OPEN(KD)" in names(state)
+    """Ten hands of 5 from one deck with a cut card and no open card leave one closed card:
+    the first player draws it, and the second, with nothing to draw, picks the open set."""
+    state = LeastCountState(LeastCountConfig(num_players=10, num_decks=1, cut_joker=True, initial_open_card=False),
+                            seed=1)
+    assert len(state.stock) == 1 and not state.open_set
+    state.apply(L.DISCARD)
+    play(state, "PICK_CLOSED")
+    assert not state.stock and not state.dead and len(state.open_set) == 1
+    state.apply(L.DISCARD)
+    assert names(state) == {f"PICK_OPEN({C.format(state.open_set)})"}
 
 
 def test_max_turns_per_round_times_out_and_truncates_one_round():

@@ -14,7 +14,8 @@ its last reward, is selected for one dead step, then is gone from ``agents``; th
 play on. Rewards go only to the agents still in the episode, and still sum to zero: the
 points reward is centred on them, and under ``win_loss`` a leaving agent is paid its final
 place at once while the agents staying share the opposite amount (their final payment
-then makes up the rest of their own place's reward).
+then makes up the rest of their own place's reward); an episode reset from a state dict in
+which seats have already left starts from those payments (``_paid_before_reset``).
 
 Infos have one fixed structure (``INFO_KEYS``: scalars and arrays of one length per seat) in
 every step of every episode, from ``reset`` on, so RL libraries can batch them; the rich,
@@ -273,7 +274,7 @@ class RummyEnv(AECEnv, ABC):
         self._scores = list(self.game.scores())
         self.infos = {}
         self._set_infos(seats, out)
-        self._win_loss_paid = dict.fromkeys(self.agents, 0.0)  # paid early when others left (win_loss)
+        self._win_loss_paid = self._paid_before_reset(out)  # paid early when others left (win_loss)
         self._rewards_set = False  # a reward of the last step is not zero (most steps pay nothing)
         self._skip_agent_selection = None
         self._hands_seen = len(self.game.hand_results)
@@ -282,6 +283,18 @@ class RummyEnv(AECEnv, ABC):
         self._after_move()
         if self._rewards_set:  # only a state dict that is already over pays at reset
             self._accumulate_rewards()
+
+    def _paid_before_reset(self, out: set[int]) -> dict[str, float]:
+        """What ``win_loss`` has paid each agent still in when the episode starts from a state
+        dict in which the seats ``out`` have already left: each was paid its place on leaving
+        (a place that stays its place to the end) and the seats staying shared the opposite,
+        so every agent still in holds an equal share of minus those places. Their final
+        payment then sums to zero with the rest, as in an episode played from the deal."""
+        paid = 0.0
+        if out and self.reward_mode == "win_loss":
+            ranks = rank_rewards(self.game.standings())
+            paid = -sum(ranks[q] for q in out) / len(self.agents) / self.reward_scale
+        return dict.fromkeys(self.agents, paid)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]

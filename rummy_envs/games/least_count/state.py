@@ -235,16 +235,20 @@ class LeastCountState(LeastCountStateDict):
 
     def standings(self) -> list[int]:
         """What ranks the seats for ``reward="win_loss"``, larger is better. One round: the
-        scores. A match to the last player standing: minus each seat's finishing place (1 =
-        best), seats still in ahead of eliminated ones, later eliminations ahead of earlier,
-        then lower totals first, equal seats sharing a place. To the first elimination: the
-        scores (minus the totals)."""
+        scores, seats out of the match (a match's round played as one episode) below the
+        round's players. A match to the last player standing: minus each seat's finishing
+        place (1 = best), seats still in ahead of eliminated ones, later eliminations ahead
+        of earlier, then lower totals first, equal seats sharing a place. To the first
+        elimination: the scores (minus the totals)."""
         cfg = self.config
-        if cfg.episode == "hand" or cfg.match_end == "first_elimination":
-            return self.scores()
-        still_in = len(self.hand_results) + 1
-        keys = [(self.out_round[q] or still_in, -self.totals[q]) for q in range(self.n)]
-        return [-1 - sum(other > key for other in keys) for key in keys]
+        if cfg.episode == "match" and cfg.match_end == "last_player_standing":
+            keys = [(not self.out_round[q], self.out_round[q], -self.totals[q]) for q in range(self.n)]
+            return [-1 - sum(other > key for other in keys) for key in keys]
+        scores = self.scores()
+        if cfg.episode == "hand" and any(self.out_round):  # last, as they stay to the end
+            below = min(scores) - 1
+            return [below if out else score for score, out in zip(scores, self.out_round)]
+        return scores
 
     def returns(self) -> list[float]:
         """Zero-sum points: per round, each seat dealt in gets the mean points of that round's
@@ -323,7 +327,7 @@ class LeastCountState(LeastCountStateDict):
         counts = [0 if out else self.count(q) for q, out in enumerate(self.out_round)]
         kind, points = score_round(cfg, declarer, players, counts)
         self.totals = [t + x for t, x in zip(self.totals, points)]
-        rounds_played = len(self.hand_results) + 1
+        rounds_played = self.round_index + 1  # also right when a state dict leaves earlier results out
         match = None if cfg.episode == "hand" else match_after_round(cfg, players, self.totals, rounds_played)
         eliminated = match.eliminated if match else []
         for q in eliminated:
