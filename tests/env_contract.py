@@ -1028,23 +1028,23 @@ def mutate(d: dict[str, Any], rng: random.Random, count: int, phases: list[str])
         elif kind == "type":
             path = rng.choice(positions)
             _at(d, path[:-1])[path[-1]] = copy.deepcopy(rng.choice(WRONG_VALUES))
-            done.append(f"wrong type at {path}")
+            done.append(f"type: wrong at {path}")
         elif kind == "range":
             ints = [p for p in positions if type(_at(d, p)) is int]
             if ints:
                 path = rng.choice(ints)
                 value = _at(d, path)
                 _at(d, path[:-1])[path[-1]] = rng.choice([-1, -2, value + 1, value - 1, value + 2, 99, 10**9])
-                done.append(f"out of range at {path}")
+                done.append(f"range: out at {path}")
         else:
             flags = [p for p in positions if isinstance(_at(d, p), bool)]
             if "phase" in d and (not flags or rng.random() < 0.5):
                 d["phase"] = rng.choice(phases)
-                done.append(f"phase {d['phase']}")
+                done.append(f"enum: phase {d['phase']}")
             elif flags:
                 path = rng.choice(flags)
                 _at(d, path[:-1])[path[-1]] = not _at(d, path)
-                done.append(f"flip {path}")
+                done.append(f"enum: flip {path}")
     return d, done
 
 
@@ -1054,7 +1054,7 @@ def _mutate_meaning(d: dict[str, Any], kind: str, rng: random.Random) -> str:
     if kind == "summary":
         keys = [k for k in SUMMARY_KEYS if k in d]
         if not keys:
-            return "no summary field"
+            return "summary: none here"
         key = rng.choice(keys)
         value = d[key]
         if key == "winners":
@@ -1064,31 +1064,31 @@ def _mutate_meaning(d: dict[str, Any], kind: str, rng: random.Random) -> str:
             value[i] = max(0, value[i] + rng.choice([-10, -5, -1, 1, 2, 5, 10, 25]))
         elif type(value) is int:
             d[key] = max(0, value + rng.choice([-2, -1, 1, 2]))
-        return f"summary {key}: {d[key]!r}"
+        return f"summary: {key} = {d[key]!r}"
     if kind == "seat":
         keys = [k for k in SEAT_KEYS if type(d.get(k)) is int]
         if not keys:
-            return "no seat field"
+            return "seat: none here"
         key = rng.choice(keys)
         d[key] = rng.choice([s for s in range(-1, seats) if s != d[key]])
-        return f"seat {key} = {d[key]}"
+        return f"seat: {key} = {d[key]}"
     if kind == "card":
         keys = [k for k, v in d.items() if v is None or (isinstance(v, str) and CARD_TEXT.match(v))]
         keys = [k for k in keys if k not in ("daily_date", "game")]
         if not keys:
-            return "no single-card field"
+            return "card: none here"
         key = rng.choice(keys)
         d[key] = None if d[key] is not None and rng.random() < 0.3 else C.format_card(rng.randrange(52))
-        return f"card {key} = {d[key]!r}"
+        return f"card: {key} = {d[key]!r}"
     keys = [k for k in RESULT_KEYS if isinstance(d.get(k), list) and d[k]]
     if not keys:
-        return "no recorded result"
+        return "results: none here"
     key = rng.choice(keys)
     if rng.random() < 0.5:
         d[key].pop(rng.randrange(len(d[key])))
-        return f"results {key}: one dropped"
+        return f"results: one of {key} dropped"
     d[key].append(copy.deepcopy(rng.choice(d[key])))
-    return f"results {key}: one repeated"
+    return f"results: one of {key} repeated"
 
 
 def play_on(spec: GameSpec, state: Any, rng: random.Random) -> None:

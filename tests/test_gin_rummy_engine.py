@@ -184,3 +184,16 @@ def test_sample_from_view_reads_nothing_hidden():
                 assert a.to_dict() == b.to_dict()
                 compared += 1
     assert compared > 20
+
+
+def test_a_match_score_no_play_could_reach_is_refused():
+    """Wins beyond the hands a match may last, and a winner's total more than one hand past
+    the target, are refused naming the match (found by the state-dict census)."""
+    config = GinConfig(episode="match")
+    d = GinState(config, 3).to_dict()
+    GinState.from_dict({**d, "match": {"totals": [0, 0], "wins": [3, 4], "winner": -1}})
+    with pytest.raises(ValueError, match="'match': more hands won than max_hands_per_match=200"):
+        GinState.from_dict({**d, "match": {"totals": [0, 0], "wins": [150, 51], "winner": -1}})
+    over = {**d, "phase": "GAME_OVER", "current_player": -1}
+    with pytest.raises(ValueError, match="'match': the winner's total is more than one hand"):
+        GinState.from_dict({**over, "match": {"totals": [10**9, 0], "wins": [9, 0], "winner": 0}})

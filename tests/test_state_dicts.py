@@ -98,6 +98,7 @@ def test_fuzz_census(spec):
     phases = [p.name for p in type(spec.new_state({}, 0).phase)]
     names = sorted(spec.rule_sets)
     counts: dict[str, Counter] = {}
+    totals: Counter = Counter()
     for i in range(CENSUS_DICTS):
         points = contract.game_points(spec, names[i % len(names)], rng.randrange(12))
         mutated, done = contract.mutate(rng.choice(points), rng, rng.randint(1, 3), phases)
@@ -105,10 +106,11 @@ def test_fuzz_census(spec):
             accepted = contract.check_dict(spec, mutated, rng)
         except AssertionError as failure:
             raise AssertionError(f"dict {i}, mutations {done}: {failure}") from failure
+        outcome = "accepted" if accepted else "refused"
+        totals[outcome] += 1
         for what in done:
-            counts.setdefault(what.split()[0], Counter())["accepted" if accepted else "refused"] += 1
-    totals = sum(counts.values(), Counter())
-    print(f"\n{spec.id}: {CENSUS_DICTS} dicts, {dict(totals)}; by mutation kind: "
+            counts.setdefault(what.split()[0].rstrip(":"), Counter())[outcome] += 1
+    print(f"\n{spec.id}: {CENSUS_DICTS} dicts, {dict(totals)}; dicts with each mutation kind: "
           + ", ".join(f"{kind} {dict(c)}" for kind, c in sorted(counts.items())))
     assert totals["accepted"] and totals["refused"]
 

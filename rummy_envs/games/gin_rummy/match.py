@@ -19,6 +19,13 @@ from rummy_envs.state_dicts import Fields
 MATCH_KEYS = ("totals", "wins", "winner")
 
 
+def max_hand_points(config: GinConfig) -> int:
+    """More points than one hand can score: the most deadwood ten cards can hold without a
+    meld (98) plus the largest bonus, doubled for an Oklahoma spade."""
+    bonus = max(config.gin_bonus, config.big_gin_bonus or 0, config.undercut_bonus)
+    return 2 * (98 + bonus) + 1
+
+
 @dataclass
 class StandardMatch:
     """Running totals of a gin match to ``target_score`` and the end-of-game bonuses."""
@@ -105,6 +112,11 @@ class StandardMatch:
             return f"winner {self.winner} must be the one player whose total reached target_score={target}"
         if any(self.totals[p] and not self.wins[p] for p in range(NUM_PLAYERS)):
             return "a player who won no hand has points"
+        if sum(self.wins) > config.max_hands_per_match:
+            return f"more hands won than max_hands_per_match={config.max_hands_per_match} hands"
+        if self.winner >= 0 and self.totals[self.winner] >= target + max_hand_points(config):
+            return (f"the winner's total is more than one hand ({max_hand_points(config)} points at most) past "
+                    f"target_score={target}")
         return ""
 
     def holds(self, recorded: StandardMatch) -> bool:
