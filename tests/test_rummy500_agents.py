@@ -28,10 +28,12 @@ def deal(hand: str, pile: str = "", melds: list[dict] | None = None, phase: str 
 
 
 def load(state, known: list[str] | None = None, **options):
-    """An env at this engine state (``known``: each seat's cards known from the pile)."""
+    """An env at this engine state (``known``: each seat's cards known from the pile, taken
+    in the round of turns played before, so every seat has had one)."""
     data = state.to_dict()
     if known is not None:
         data["known"] = [k.split() for k in known]
+        data["turns"] = state.turns + state.n
     env = rummy500_v0.raw_env(**options)
     env.reset(options={"state": data})
     return env

@@ -4,14 +4,16 @@ mid-hand states of every rule family); properties over random games (hypothesis)
 table card credited to whoever the rules say, every card conserved, every hand scored as
 table points minus hand points, the turn never stuck, and the meld phase's fast path equal
 to the general rule; a record of the public play kept here action by action, against every
-player view, observation segment, mask and hand score of seeded games; and the states
-sampled for search (determinizations and ``sample_from_view``) against what each seat saw.
+player view, observation segment, mask and hand score of seeded games; the states
+sampled for search (determinizations and ``sample_from_view``) against what each seat saw;
+and state dicts of positions the rules cannot reach, each refused naming its field.
 
 Fast versions run in CI; the ``slow`` ones (``pytest -m slow``) check thousands of states.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -21,13 +23,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import env_contract as contract
 import rummy500_oracle as oracle
+from rummy_envs import cards as C
 from rummy_envs import rummy500_v0
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
 from test_rummy500_env import ScoreWatcher, check_hand_score, check_state, meldy
 from test_rummy500_env import check_observation as check_observation_against_view
+from test_rummy500_rules import exhausted, meld, play, scenario
 
 JOKER = R.JOKER
 
@@ -545,6 +550,33 @@ ZONE_STATES = {
 }
 
 
+def test_a_sampled_mover_holds_no_hidden_copy_of_the_banned_card_it_played():
+    """Two decks: the mover took QS alone from the pile (so may not discard it) and melded it.
+    A card taken stays known while the hand holds a copy, so the mover holds no other QS:
+    no state sampled for the other seat (from its view or by a redeal) gives it one."""
+    state = scenario(["QH QD 2C 9D 4C", "KH 3S"], "QS", phase="DRAW", num_decks=2)
+    play(state, "TAKE_DISCARD(0)")
+    meld(state, "QS QH QD")
+    queen = C.parse_card("QS")
+    assert state.banned == queen and queen in state.stock and queen not in state.hand_cards(0)
+    rng = random.Random(2)
+    for _ in range(200):
+        for sample in (Rummy500State.sample_from_view(state.player_view(1), rng), state.sample_determinization(1, rng)):
+            assert queen not in sample.hand_cards(0)
+
+
+def test_once_the_game_is_over_every_hand_is_public():
+    """The last hand's result shows every hand, so a sample for a seat after the end keeps
+    them all (only the stock's order is redrawn), and reads back from its dict."""
+    state = Rummy500State.from_dict(reached({}, ended_by("out")))
+    seat, rng = state.hand_results[-1].went_out, random.Random(4)  # the other hand is not empty
+    for _ in range(20):
+        for sample in (Rummy500State.sample_from_view(state.player_view(seat), rng),
+                       state.sample_determinization(seat, rng)):
+            assert sample.hands == state.hands and sorted(sample.stock) == sorted(state.stock)
+            Rummy500State.from_dict(sample.to_dict())
+
+
 @pytest.mark.parametrize("name", list(ZONE_STATES))
 def test_sampled_hidden_cards_land_where_determinizations_put_them(name):
     """Over many samples each hidden card lands in each hidden zone (another hand, the stock)
@@ -563,3 +595,216 @@ def test_sampled_hidden_cards_land_where_determinizations_put_them(name):
         a, b = from_view[zone] / samples, redealt[zone] / samples
         spread = (2 * max(a, b) * (1 - min(a, b)) / samples) ** 0.5
         assert abs(a - b) <= 4.5 * spread + 0.01, (zone, a, b)
+
+
+# ---------------------------------------------------------------------------------------
+# State dicts the rules cannot reach (docs/rummy500.md#state-dicts): summaries that disagree
+# with what they summarise, turn fields no turn leads to, owners who melded nothing
+# ---------------------------------------------------------------------------------------
+
+MATCH = {"episode": "match", "target_score": 100}
+
+
+def reached(rules: dict, keep: Callable[[Rummy500State], bool], players: int = 2) -> dict:
+    """The dict of the first state of seeded meldy games that ``keep`` accepts."""
+    config = Rummy500Config(num_players=players, **rules)
+    rng = random.Random(0)
+    for seed in range(100):
+        state = Rummy500State(config, seed)
+        while not keep(state) and not state.is_terminal():
+            state.apply(meldy(state, rng))
+        if keep(state):
+            return state.to_dict()
+    raise AssertionError("no game reaches such a state")
+
+
+def refused(d: dict, *names: str) -> None:
+    """``from_dict`` refuses ``d`` naming (at least) these fields, and leaves it as it was."""
+    before = copy.deepcopy(d)
+    with pytest.raises(ValueError) as info:
+        Rummy500State.from_dict(d)
+    assert set(names) <= set(contract.named_fields(str(info.value))), str(info.value)
+    assert d == before
+
+
+def in_meld(state: Rummy500State) -> bool:
+    return state.phase == Phase.MELD
+
+
+def later_hand(state: Rummy500State) -> bool:
+    return bool(state.hand_results) and not state.is_terminal()
+
+
+def ended_by(kind: str) -> Callable[[Rummy500State], bool]:
+    """A finished hand of this kind that leaves a stock."""
+    return lambda state: state.is_terminal() and state.hand_results[-1].kind == kind and bool(state.stock)
+
+
+def fresh(players: int = 2) -> dict:
+    return Rummy500State(Rummy500Config(num_players=players), 1).to_dict()
+
+
+def with_options(d: dict, **options) -> dict:
+    return {**d, "options": {**d["options"], **options}}
+
+
+def per_seat(d: dict, key: str, seat: int, value) -> dict:
+    """``d`` with seat ``seat``'s entry of the per-seat list ``key`` replaced."""
+    return {**d, key: [value if q == seat else v for q, v in enumerate(d[key])]}
+
+
+def with_melds(*melds: dict) -> dict:
+    """A two-player scenario's dict (P to move, in ``MELD``) with these melds on the table."""
+    d = scenario(["7C 7D 7H 2S", "KH"], melds=[{"cards": m["cards"]} for m in melds]).to_dict()
+    return {**d, "melds": [dict(m) for m in melds]}
+
+
+def with_last_result(d: dict, change: Callable[[dict], None]) -> dict:
+    """``d`` with its last hand result changed in place by ``change`` (on a copy)."""
+    result = copy.deepcopy(d["hand_results"][-1])
+    change(result)
+    return {**d, "hand_results": [*d["hand_results"][:-1], result]}
+
+
+# -- the match's summaries: winners, totals, the hand count, truncation ------------------
+def winners_mid_match() -> dict:
+    return {**reached(MATCH, in_meld), "winners": [1], "totals": [101, 102]}
+
+
+def totals_that_won_a_hand_ago() -> dict:
+    d = reached(MATCH, later_hand)
+    return {**d, "totals": [d["totals"][0] + 1000, d["totals"][1]]}
+
+
+def a_hand_in_play_after_max_hands() -> dict:
+    d = reached(MATCH, later_hand)
+    return with_options(d, max_hands=d["hand_index"])
+
+
+def a_won_match_called_truncated() -> dict:
+    d = reached(MATCH, lambda state: bool(state.winners))
+    return with_options({**d, "winners": [], "truncated": True}, max_hands=d["hand_index"] + 1)
+
+
+def a_later_hand_in_a_one_hand_episode() -> dict:
+    d = fresh()
+    return {**d, "hand_index": 1, "first_dealer": 1 - d["dealer"]}
+
+
+# -- a finished game against its last result --------------------------------------------
+def hands_that_are_not_the_results() -> dict:
+    """A finished hand with a card of a hand (not a known one) swapped with the stock's first."""
+    d = reached({}, ended_by("out"))
+    q, card = next((q, c) for q, hand in enumerate(d["hands"]) for c in hand if c not in d["known"][q])
+    d = per_seat(d, "hands", q, [d["stock"][0] if c == card else c for c in d["hands"][q]])
+    return {**d, "stock": [card, *d["stock"][1:]]}
+
+
+def an_exhausted_stock_with_cards() -> dict:
+    state = exhausted(["5C 5D 2S", "KH AD 3C"])
+    play(state, "END_HAND")
+    d = state.to_dict()
+    return {**d, "stock": d["discard_pile"][:1], "discard_pile": d["discard_pile"][1:]}
+
+
+def a_seat_gone_out_shown_holding_a_card() -> dict:
+    def show_a_card(result: dict) -> None:
+        result["hands"][result["went_out"]] = [0]
+        del result["hand_points"]  # a hand-written result may leave it out
+
+    return with_last_result(reached({}, ended_by("out")), show_a_card)
+
+
+# -- meld owners --------------------------------------------------------------------------
+def a_result_meld_of_another_owner() -> dict:
+    def other_owner(result: dict) -> None:
+        result["melds"][0]["owner"] = 1 - result["melds"][0]["owner"]
+
+    return with_last_result(reached({}, lambda s: s.is_terminal() and bool(s.hand_results[-1].melds)), other_owner)
+
+
+# -- the turn in progress and the turns before it ----------------------------------------
+def a_target_nobody_saw_taken() -> dict:
+    d = reached({}, lambda state: state.target >= 0)
+    return per_seat(d, "known", d["current_player"], [])
+
+
+def known_cards_of_a_seat_yet_to_move() -> dict:
+    d = fresh()
+    return per_seat(d, "known", d["dealer"], d["hands"][d["dealer"]][:1])
+
+
+def the_dealer_to_move_at_turn_zero() -> dict:
+    d = fresh(players=3)
+    return {**d, "current_player": d["dealer"]}
+
+
+UNREACHABLE = {
+    "winners_mid_match": (winners_mid_match, "winners"),
+    "totals_that_won_a_hand_ago": (totals_that_won_a_hand_ago, "totals"),
+    "a_hand_in_play_after_max_hands": (a_hand_in_play_after_max_hands, "hand_results"),
+    "a_won_match_called_truncated": (a_won_match_called_truncated, "winners"),
+    "totals_in_a_one_hand_episode": (lambda: {**reached({}, in_meld), "totals": [5, -5]}, "totals"),
+    "a_later_hand_in_a_one_hand_episode": (a_later_hand_in_a_one_hand_episode, "hand_index"),
+    "a_result_before_the_hand_ends": (
+        lambda: {**reached({}, in_meld), "hand_results": [{"kind": "stock_exhausted", "points": [0, 0]}]},
+        "hand_results"),
+    "a_finished_hand_without_its_result": (lambda: {**reached({}, ended_by("out")), "hand_results": []},
+                                           "hand_results"),
+    "a_dealer_the_deal_did_not_pass_to": (lambda: {**fresh(), "first_dealer": 1 - fresh()["dealer"]}, "dealer"),
+    "hands_that_are_not_the_results": (hands_that_are_not_the_results, "hand_results[0].hands"),
+    "an_exhausted_stock_with_cards": (an_exhausted_stock_with_cards, "stock"),
+    "a_turn_cap_not_reached": (lambda: {**reached({"max_turns_per_hand": 6}, Rummy500State.is_terminal), "turns": 5},
+                               "turns"),
+    "a_seat_gone_out_shown_holding_a_card": (a_seat_gone_out_shown_holding_a_card, "hand_results[0].hands"),
+    "an_owner_credited_with_none_of_its_cards": (
+        lambda: with_melds({"cards": "5S 6S 7S", "credit": [0, 0, 0], "owner": 1}), "melds[0].owner"),
+    "an_owner_credited_with_a_layoff_only": (
+        lambda: with_melds({"cards": "5S 6S 7S 8S", "credit": [1, 0, 0, 0], "owner": 1}), "melds[0].owner"),
+    "a_sequence_nobody_founded": (lambda: with_melds({"cards": "5S 6S 7S 8S", "credit": [0, 0, 1, 1]}),
+                                  "melds[0].credit"),
+    "a_set_nobody_founded": (lambda: with_melds({"cards": "9C 9D 9H 9S", "credit": [0, 1, 1, 0]}), "melds[0].credit"),
+    "a_result_meld_of_another_owner": (a_result_meld_of_another_owner, "hand_results[0].melds[0].owner"),
+    "a_banned_card_where_the_top_card_is_a_target": (
+        lambda: with_options(reached({}, lambda state: state.banned >= 0), top_discard_must_be_used=True), "banned"),
+    "a_target_nobody_saw_taken": (a_target_nobody_saw_taken, "target"),
+    "a_pending_group_no_commit_holds": (
+        lambda: {**scenario(["2C 9D KH 5S 7S", "3H"]).to_dict(), "pending": ["2C", "9D"]}, "pending"),
+    "known_cards_of_a_seat_yet_to_move": (known_cards_of_a_seat_yet_to_move, f"known[{fresh()['dealer']}]"),
+    "the_dealer_to_move_at_turn_zero": (the_dealer_to_move_at_turn_zero, "turns"),
+}
+
+
+@pytest.mark.parametrize("name", list(UNREACHABLE))
+def test_from_dict_refuses_what_the_rules_cannot_reach(name):
+    make, field_name = UNREACHABLE[name]
+    refused(make(), field_name)
+
+
+def test_winners_mid_match_are_refused_where_they_used_to_end_the_match():
+    """Winners mid-hand used to be read, and ended the match after the hand in a state whose
+    own dict was then refused. The match played on from the true dict ends in a dict that
+    reads back."""
+    d = reached({"episode": "match"}, in_meld)
+    refused({**d, "winners": [1], "totals": [101, 102]}, "winners")
+    state, rng = Rummy500State.from_dict({**d, "totals": [101, 102]}), random.Random(1)
+    while not state.is_terminal():
+        state.apply(meldy(state, rng))
+    assert Rummy500State.from_dict(state.to_dict()).to_dict() == state.to_dict()
+
+
+def test_a_meld_owner_defaults_to_a_seat_that_could_have_melded_it():
+    """Without ``owner`` a meld belongs to the first seat credited with a new meld's cards
+    (three in a row here), not to the first card's credit, a layoff; without ``credit`` every
+    card is the owner's."""
+    state = Rummy500State.from_dict(with_melds({"cards": "5S 6S 7S 8S", "credit": [1, 0, 0, 0]}))
+    assert state.melds[0].owner == 0
+    state = Rummy500State.from_dict(with_melds({"cards": "5S 6S 7S", "owner": 1}))
+    assert state.melds[0].owner == 1 and set(state.melds[0].credit.values()) == {1}
+
+
+def test_turns_left_out_count_the_seats_before_the_mover():
+    """A scenario without ``turns`` has played the turns from the dealer's left to the seat to
+    move: with two players and the dealer to move, one."""
+    assert scenario(["7C 7D 7H 2S", "KH"], current=1, dealer=1).turns == 1
+    assert scenario(["7C 7D 7H 2S", "KH"], current=0, dealer=1).turns == 0

@@ -403,7 +403,8 @@ def test_win_loss_ranks_and_shared_ties():
     assert rank_rewards([505, 505, 300]) == [0.5, 0.5, -1.0]
     state = Rummy500State(Rummy500Config(num_players=3, episode="match", tie_break="share"), seed=2)
     d = state.to_dict()
-    d.update(phase="GAME_OVER", current_player=-1, totals=[505, 505, 300], winners=[0, 1])
+    d.update(phase="GAME_OVER", current_player=-1, totals=[505, 505, 300], winners=[0, 1], turns=300,
+             hand_results=[{"kind": "turn_cap", "points": [505, 505, 300]}])  # a finished match shows its last hand
     env = make_env(num_players=3, episode="match", tie_break="share", reward="win_loss")
     env.reset(options={"state": d})
     totals = dict.fromkeys(env.possible_agents, 0.0)

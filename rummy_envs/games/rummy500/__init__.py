@@ -14,8 +14,10 @@ The package, module by module; each imports only modules above it in this list:
   actions of each phase (the meld search; the deep discard take in ``_may_take_discard``),
   what each action does, and the end of a hand.
 - ``view``: ``Rummy500View``, exactly what one seat may see.
-- ``state_dict``: writing and reading the versioned state dict, with every check that a
-  dict is a state the rules can reach.
+- ``dict_checks``: ``Rummy500DictChecks``, the checks that a state read from a dict is one
+  the rules can reach (the turn, the hand so far, a finished game's last hand, the match).
+- ``state_dict``: writing and reading the versioned state dict, each meld's owner and each
+  hand result checked as read, then ``dict_checks``.
 - ``state``: ``Rummy500State`` (the engine contract of ``rummy_envs.games.base``: apply,
   clone, views, determinizations, ``sample_from_view``) and ``replay``.
 """

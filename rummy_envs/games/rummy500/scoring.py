@@ -43,6 +43,15 @@ def hand_scores(table: list[int], in_hand: list[int], went_out: int, out_bonus: 
     return [table[q] - in_hand[q] + (out_bonus if q == went_out else 0) for q in range(len(table))]
 
 
+def match_winners(totals: list[int], config: Rummy500Config) -> list[int]:
+    """The seats that have won a match with these totals after a hand (none: it goes on): the
+    leader once a total reaches ``target_score``, tied leaders only with ``tie_break="share"``."""
+    best = max(totals)
+    leaders = [q for q, total in enumerate(totals) if total == best]
+    decided = best >= config.target_score and (len(leaders) == 1 or config.tie_break == "share")
+    return leaders if decided else []
+
+
 class Rummy500Scoring:
     """The scoring queries of ``Rummy500State`` (state.py), over its table, hands and totals."""
 
@@ -87,9 +96,5 @@ class Rummy500Scoring:
         return multiset_points(self.hands[player], self.config.joker_value)
 
     def _match_winners(self) -> list[int]:
-        """The seats that have won the match by their totals (none while it goes on): the
-        leader once a total reaches ``target_score``, tied leaders only with ``tie_break="share"``."""
-        best = max(self.totals)
-        leaders = [q for q in range(self.n) if self.totals[q] == best]
-        decided = best >= self.config.target_score and (len(leaders) == 1 or self.config.tie_break == "share")
-        return leaders if decided else []
+        """The seats that have won the match by the totals so far (``match_winners``)."""
+        return match_winners(self.totals, self.config)

@@ -15,7 +15,7 @@ from rummy_envs.errors import action_id
 from rummy_envs.games.base import copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.rummy500.actions import (CANCEL, DISCARD, DRAW_STOCK, END_HAND, JOKER, LAY_OFF, MELD_NEW, PICK,
                                                PICK_JOKER, TAKE_DISCARD, Phase, action_to_str, str_to_action)
-from rummy_envs.games.rummy500.melds import ms_add, multiset, multiset_cards
+from rummy_envs.games.rummy500.melds import ms_add, ms_count, multiset, multiset_cards
 from rummy_envs.games.rummy500.options import GAME, Rummy500Config
 from rummy_envs.games.rummy500.rules import today_utc
 from rummy_envs.games.rummy500.scoring import HandResult
@@ -182,7 +182,10 @@ class Rummy500State(Rummy500StateDict):
 
     def public_cards(self, player: int) -> list[int]:
         """Cards of ``player``'s hand everybody knows (``public_hand``): taken from the pile
-        (not played since) or in the pending group on the table's edge."""
+        (not played since) or in the pending group on the table's edge; once the game is over,
+        all of it, as the last hand's result shows every hand."""
+        if self.is_terminal() and self.hand_results and self.hand_results[-1].hands:
+            return self.hand_cards(player)
         if player == self.current_player:
             return public_hand(self.known[player], self.pending & ~self.pending_jokers, self.pending_jokers.bit_count())
         return public_hand(self.known[player], 0, 0)
@@ -192,7 +195,8 @@ class Rummy500State(Rummy500StateDict):
         cards, and the stock order) is redealt at random (docs/rummy500.md#sampling).
 
         An opponent in the middle of its turn was seen holding a pending group that can still
-        be committed, or a deep-take target it can still place: redeals that break this are
+        be committed, or a deep-take target it can still place, and no longer showing a banned
+        card it played holds no other copy (``_turn_can_go_on``): redeals that break this are
         drawn again (up to ``DETERMINIZATION_TRIES`` times, then that opponent keeps its cards).
         """
         pool = list(self.stock)
@@ -218,7 +222,8 @@ class Rummy500State(Rummy500StateDict):
     def sample_from_view(cls, view: Rummy500View, rng: random.Random) -> Rummy500State:
         """A full state consistent with ``view`` (docs/rummy500.md#sampling): every card the
         seat cannot place (``base.unseen_pool``: not in its hand, the pile, the table or
-        another seat's public cards) dealt at random into the other hands' hidden parts and
+        another seat's public cards, which are all of its hand once the game is over and the
+        last result shows every hand) dealt at random into the other hands' hidden parts and
         the stock, as ``sample_determinization`` redeals them, under the same condition: an
         opponent in the middle of its turn can go on with it (redrawn up to
         ``VIEW_SAMPLE_TRIES`` times, then ValueError; the true deal is one such, so only a
@@ -233,10 +238,12 @@ class Rummy500State(Rummy500StateDict):
         n, me = view.num_players, view.player
         mover = None if view.to_move is None else (view.to_move + me) % n
         public: dict[int, list[int]] = {}
+        revealed = view.hand_results[-1].hands if view.phase == Phase.GAME_OVER and view.hand_results else []
         for q in range(n):
             if q != me:
                 shown = (C.to_mask(view.pending), len(view.pending_jokers)) if q == mover else (0, 0)
-                public[q] = public_hand(multiset(list(view.known[(q - me) % n])), *shown)
+                public[q] = (sorted(revealed[q]) if revealed else
+                             public_hand(multiset(list(view.known[(q - me) % n])), *shown))
         seen = list(view.hand) + list(view.discard_pile) + [card for cards in public.values() for card in cards]
         for meld in view.melds:
             seen += [JOKER if card in meld.jokers else card for card in meld.cards]
@@ -281,7 +288,13 @@ class Rummy500State(Rummy500StateDict):
         return new
 
     def _turn_can_go_on(self) -> bool:
-        """The player to move has an action that keeps its turn going (cancelling aside)."""
+        """The player to move has an action that keeps its turn going (cancelling aside), and
+        holds no hidden copy of its banned card: that card was taken this turn, and a card
+        taken stays known while the hand holds a copy (so a banned card played already left
+        no copy behind)."""
+        p, banned = self.current_player, self.banned
+        if banned >= 0 and ms_count(self.hands[p], banned) and not ms_count(self.known[p], banned):
+            return False
         return any(a != CANCEL for a in self.legal_actions())
 
 

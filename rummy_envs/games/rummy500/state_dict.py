@@ -1,7 +1,8 @@
 """Rummy 500's state dicts (docs/rummy500.md#state-dicts): writing the whole state as a plain
-JSON-able dict, and reading one back with every check that it is a state the rules can
-reach. ``Rummy500StateDict`` holds these as methods of ``Rummy500State``, which inherits
-them; ``dict_from_view`` writes the dict of a state a seat's view describes, for
+JSON-able dict, and reading one back, every field checked as it is read (each meld and its
+owner, each hand result), then that the state is one the rules can reach (dict_checks.py).
+``Rummy500StateDict`` holds these as methods of ``Rummy500State``, which inherits them;
+``dict_from_view`` writes the dict of a state a seat's view describes, for
 ``Rummy500State.sample_from_view``.
 """
 
@@ -13,9 +14,9 @@ from typing import Any, ClassVar, TypeVar
 
 from rummy_envs import cards as C
 from rummy_envs.games.rummy500.actions import JOKER, MAX_MELDS, MAX_PILE, NUM_ACTIONS, Phase
+from rummy_envs.games.rummy500.dict_checks import Rummy500DictChecks, founders
 from rummy_envs.games.rummy500.melds import Meld, classify_ordered, ms_count, multiset, multiset_cards
 from rummy_envs.games.rummy500.options import GAME, Rummy500Config
-from rummy_envs.games.rummy500.rules import Rummy500Rules
 from rummy_envs.games.rummy500.scoring import HandResult, hand_scores, multiset_points
 from rummy_envs.games.rummy500.view import Rummy500View
 from rummy_envs.options import check_date
@@ -32,7 +33,7 @@ HAND_KINDS = ("out", "stock_exhausted", "turn_cap")
 _State = TypeVar("_State", bound="Rummy500StateDict")
 
 
-class Rummy500StateDict(Rummy500Rules):
+class Rummy500StateDict(Rummy500DictChecks):
     """Writing and reading the state dict, as methods of ``Rummy500State``."""
 
     config_class: ClassVar[type[Rummy500Config]] = Rummy500Config
@@ -111,7 +112,7 @@ class Rummy500StateDict(Rummy500Rules):
         if hand_index:
             state.hand_index = hand_index
             state._deal(dealer, None)
-        state.first_dealer = fields.integer("first_dealer", dealer, 0, n - 1)
+        state.first_dealer = fields.integer("first_dealer", (dealer - hand_index) % n, 0, n - 1)
         state._read_fields(fields)
         return state
 
@@ -123,7 +124,7 @@ class Rummy500StateDict(Rummy500Rules):
         hands = f.card_rows("hands", n, jokers=True) if written else [self.hand_cards(q) for q in range(n)]
         stock = f.cards("stock", [] if written else self.stock[::-1], jokers=True)
         pile = f.cards("discard_pile", [] if written else self.pile, jokers=True)
-        melds = [_read_meld(m, n) for m in f.records("melds", MELD_KEYS, [])]
+        melds = [_read_meld(m, cfg) for m in f.records("melds", MELD_KEYS, [])]
         placed = [card for hand in hands for card in hand] + stock + pile
         for cards, jokers, _credit, _owner in melds:
             placed += [JOKER if jokers >> c & 1 else c for c in cards]
@@ -157,7 +158,8 @@ class Rummy500StateDict(Rummy500Rules):
         self.pending = C.to_mask(pending) | self.pending_jokers
         self.target = f.optional_card("target", None, jokers=True)
         self.banned = f.optional_card("banned", None, jokers=True)
-        self.turns = f.integer("turns", 0, 0, cfg.max_turns_per_hand)
+        behind = 0 if over else (self.current_player - self.dealer - 1) % n  # turns from the dealer's left to the mover
+        self.turns = f.integer("turns", behind, 0, cfg.max_turns_per_hand)
         self.reshuffles = f.integer("reshuffles", 0, 0)
         self.totals = f.integers("totals", [0] * n, n, meaning="a seat's match total")
         self.winners = f.integers("winners", [], low=0, high=n - 1, meaning="a seat")
@@ -168,98 +170,45 @@ class Rummy500StateDict(Rummy500Rules):
 
     def _lay_meld(self, index: int, cards: list[int], jokers: int, credit: list[int], owner: int) -> None:
         """Put meld ``index`` of a dict (read by ``_read_meld``) on the table: no identity on the
-        table more often than there are decks; with ``layoff_credit="meld_owner"`` every card
-        credited to the owner."""
-        name = f"melds[{index}]"
-        if self.config.layoff_credit == "meld_owner" and any(seat != owner for seat in credit):
-            raise field_error(f"{name}.credit", "with layoff_credit='meld_owner' every card is credited to the owner")
+        table more often than there are decks."""
         if C.to_mask(cards) & self.table_full:
-            raise field_error(f"{name}.cards", "a card is on the table more often than there are decks")
+            raise field_error(f"melds[{index}].cards", "a card is on the table more often than there are decks")
         is_set, key, lo, hi = classify_ordered(cards)  # type: ignore[misc]  # _read_meld checked the shape
         meld = Meld(is_set, key, lo, hi, 0, 0, {}, owner)
         self.melds.append(meld)
         for card, seat in zip(cards, credit):
             self._record_on_table(meld, 1 << card, jokers & 1 << card, seat)
 
-    # -- the consistency of a state read from a dict ----------------------------------------
-    def _check_rules(self) -> None:
-        """ValueError naming the field unless the state is one the rules can reach: seats and
-        phase, hands, the turn's pending group, target and banned card, the stock, the turn
-        count, and the totals and winners against the target and the recorded hands."""
-        cfg, phase, p = self.config, self.phase, self.current_player
-        over = phase == Phase.GAME_OVER
-        if (p < 0) != over:
-            raise field_error(["current_player", "phase"], f"current_player {p} does not fit phase {phase.name} "
-                                                            "(-1 exactly when the game is over)")
-        if not over and not all(self.sizes):
-            raise field_error("hands", "a hand in play holds no card (emptying a hand ends it)")
-        turn_fields = [name for name, value in (("pending", self.pending), ("target", self.target >= 0),
-                                                ("banned", self.banned >= 0)) if value]
-        if turn_fields and phase != Phase.MELD:
-            raise field_error([*turn_fields, "phase"], "these belong to the turn of the player to move, in phase MELD")
-        if self.pending:
-            hand = self.hands[p]
-            if (self.pending & ~self.pending_jokers) & ~hand[0] or self.pending_jokers.bit_count() > hand[2]:
-                raise field_error(["pending", "pending_jokers"], "the pending group holds cards the player to move "
-                                                                 "does not have")
-        if self.target >= 0 and self.banned >= 0:
-            raise field_error(["target", "banned"], "a take sets a target (deep take) or a banned card, not both")
-        if self.target >= 0 and not ms_count(self.hands[p], self.target):
-            raise field_error("target", "the card taken that must go on the table is in the hand of the player to move")
-        if self.banned >= 0 and cfg.allow_rediscard_taken_card:
-            raise field_error("banned", "allow_rediscard_taken_card=True bans no discard")
-        if phase == Phase.DRAW and not self.stock and not (cfg.stock_end_rule == "end_on_decline" and self.pile):
-            raise field_error(["stock", "discard_pile"], "a turn begins only with a card to draw or, under "
-                                                         "stock_end_rule='end_on_decline', a pile to take or decline")
-        if self.turns >= cfg.max_turns_per_hand and not over:
-            raise field_error("turns", f"the hand ends after max_turns_per_hand={cfg.max_turns_per_hand} turns")
-        if self.reshuffles and cfg.stock_end_rule != "reshuffle_discards":
-            raise field_error("reshuffles", "the pile is reshuffled only under stock_end_rule='reshuffle_discards'")
-        self._check_match()
-        if not over and not self.legal_actions():
-            raise field_error("phase", f"player {p} has no legal action in phase {phase.name}")
 
-    def _check_match(self) -> None:
-        """Winners, totals, the hand count and the truncation flag fit the target, the episode and
-        the recorded hands."""
-        cfg, over, results = self.config, self.phase == Phase.GAME_OVER, self.hand_results
-        if len(set(self.winners)) != len(self.winners):
-            raise field_error("winners", "a seat is listed twice")
-        if self.truncated and not over:
-            raise field_error("truncated", "only a finished game is truncated")
-        if cfg.episode == "hand":
-            if self.winners:
-                raise field_error("winners", "a one-hand episode has no match winners")
-            if over and results and self.truncated != (results[-1].kind == "turn_cap"):
-                raise field_error("truncated", "a hand is truncated exactly when it ends at the turn cap")
-            return
-        decided = self._match_winners()  # a scenario may start a hand past the target: the hand decides
-        if over and self.winners != decided and (self.winners or not self.truncated):
-            raise field_error("winners", f"expected {decided}: the leaders at or past target_score={cfg.target_score}")
-        if over and self.truncated != (not self.winners):
-            raise field_error("truncated", "a finished match is truncated exactly when nobody won it")
-        if len(results) > self.hand_index + over:
-            raise field_error(["hand_results", "hand_index"], f"{len(results)} hand results, more than the hands "
-                              f"played by hand index {self.hand_index}{' of a finished match' if over else ''}")
-        if over and self.truncated and len(results) < cfg.max_hands:
-            raise field_error(["truncated", "hand_results"], "a match without a winner ends only after max_hands hands")
-
-
-def _read_meld(f: Fields, n: int) -> tuple[list[int], int, list[int], int]:
+def _read_meld(f: Fields, config: Rummy500Config) -> tuple[list[int], int, list[int], int]:
     """One ``melds`` entry: its identities (a set or a sequence in table order), the bitmask of
-    those held by jokers, the seat credited with each card and the owner (each defaults to
-    the other, else seat 0)."""
+    those held by jokers, the seat credited with each card and the owner. The owner is one of
+    the ``founders`` (credited with the three or more cards it melded); with
+    ``layoff_credit="meld_owner"`` it is credited with every card. Left out, the credit is
+    the owner's for every card, and the owner the first founder (seat 0 if neither is given)."""
     cards = f.cards("cards")
-    if classify_ordered(cards) is None:
+    shape = classify_ordered(cards)
+    if shape is None:
         raise f.error("cards", f"{C.format(cards) or 'nothing'} is not a set or a sequence (in table order, from "
                                "its low end)")
     jokers = C.to_mask(f.cards("jokers", []))
     if jokers & ~C.to_mask(cards):
         raise f.error("jokers", "its jokers must stand for cards of the meld")
+    n = config.num_players
     owner = f.integer("owner", 0, 0, n - 1, "the seat that melded it")
     credit = f.integers("credit", [owner] * len(cards), len(cards), 0, n - 1, "a seat for each card")
+    possible = founders(credit, shape[0])
+    if not possible:
+        raise f.error("credit", "no seat is credited with the cards of a new meld (three of a set, three in a row "
+                                "of a sequence), so nobody melded it")
     if not f.has("owner"):
-        owner = credit[0]
+        owner = possible[0]
+    if owner not in possible:
+        raise f.error(["owner", "credit"], f"seat {owner} melded it, so it is credited with the cards of that new "
+                                           f"meld (three of a set, three in a row of a sequence); only seat(s) "
+                                           f"{possible} could have")
+    if config.layoff_credit == "meld_owner" and any(seat != owner for seat in credit):
+        raise f.error("credit", "with layoff_credit='meld_owner' every card is credited to the owner")
     return cards, jokers, credit, owner
 
 
@@ -285,13 +234,15 @@ def _read_result(f: Fields, config: Rummy500Config) -> HandResult:
         if points != expected:
             raise f.error("points", f"expected {expected}: table points minus hand points, plus the out bonus")
     hands = f.card_rows("hands", n, jokers=True) if f.items("hands", []) else []
+    if went_out >= 0 and (hands and hands[went_out] or in_hand and in_hand[went_out]):
+        raise f.error(["hands", "hand_points"], f"seat {went_out} went out, so its hand is empty")
     if hands and in_hand:
         expected = [multiset_points(multiset(h), config.joker_value) for h in hands]
         if in_hand != expected:
             raise f.error("hand_points", f"expected {expected}, the points of the hands shown")
     melds, on_table = [], [0] * n
     for meld in f.records("melds", MELD_KEYS, []):
-        cards, jokers, credit, owner = _read_meld(meld, n)
+        cards, jokers, credit, owner = _read_meld(meld, config)
         melds.append({"cards": cards, "jokers": C.from_mask(jokers), "credit": credit, "owner": owner})
         placed = Meld(*classify_ordered(cards), C.to_mask(cards), jokers, {}, owner)  # type: ignore[misc]
         for card, seat in zip(cards, credit):
