@@ -301,7 +301,8 @@ def check_info(raw: Any, agent: str, info: dict[str, Any], offender_seat: int = 
     assert type(info["truncated"]) is bool and type(info["eliminated"]) is bool
     assert info["hands_finished"] == len(g.hand_results)
     last_points = g.hand_results[-1].points if g.hand_results else [0] * n
-    assert info["hand_points"].tolist() == last_points and info["scores"].tolist() == g.scores()
+    as_float32 = lambda values: np.asarray(values, np.float32).tolist()  # noqa: E731 - what infos can hold
+    assert info["hand_points"].tolist() == as_float32(last_points) and info["scores"].tolist() == as_float32(g.scores())
     assert info["truncated"] == g.truncated
     assert info["eliminated"] == (raw.agent_name_mapping[agent] in raw._seats_out())
     assert info["offender_seat"] == offender_seat

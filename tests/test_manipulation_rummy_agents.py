@@ -142,12 +142,12 @@ def test_heuristic_knocks_only_when_likely_lowest():
 
 
 def test_the_solver_problem_and_the_unseen_cards_follow_the_rules_options():
-    two = scenario(["3C", "4C"], num_players=2, num_jokers=4).player_view(A)
-    assert commit_problem(two).max_copies == 1 and sum(unseen_cards(two)) == 52 + 4 - 1
-    three = scenario(["3C", "4C", "5C"]).player_view(A)
-    assert commit_problem(three).max_copies == 2 and sum(unseen_cards(three)) == 106 - 1
-    free = scenario(["3C", "4C", "5C"], num_decks=1, joker_identity_limit="none").player_view(A)
-    assert commit_problem(free).max_copies is None and sum(unseen_cards(free)) == 53 - 1
+    two = scenario(["3C 9H", "4C"], num_players=2, num_jokers=4).player_view(A)
+    assert commit_problem(two).max_copies == 1 and sum(unseen_cards(two)) == 52 + 4 - 2
+    three = scenario(["3C 9H", "4C", "5C"]).player_view(A)
+    assert commit_problem(three).max_copies == 2 and sum(unseen_cards(three)) == 106 - 2
+    free = scenario(["3C 9H", "4C", "5C"], num_decks=1, joker_identity_limit="none").player_view(A)
+    assert commit_problem(free).max_copies is None and sum(unseen_cards(free)) == 53 - 2
 
 
 @pytest.mark.parametrize("max_draws, draws, expected", [(3, 1, "NO_MELD"), (2, 1, "PLACE(JC)"), (3, 2, "PLACE(JC)"),

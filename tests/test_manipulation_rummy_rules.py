@@ -306,7 +306,7 @@ def test_m5e_going_out():
 
 
 def test_m5f_stock_out_ties_share():
-    s = scenario(["7C", "7D", "KC QC"], rest_to="table", num_decks=1)
+    s = scenario(["5C 2D", "7D", "KC QC"], rest_to="table", num_decks=1)  # A drew the 2D, the last card
     assert s.stock == []
     play(s, "NO_MELD")
     r = s.hand_results[-1]
@@ -326,9 +326,9 @@ def test_m5g_a_joker_alone_may_not_knock():
 def match_scenario(totals: list[int], won: list[int], hands: list[str], earlier: int | None = None,
                    **options) -> ManipulationState:
     """A match after ``earlier`` rounds (by default one per win), which are not recorded, with
-    these totals and wins."""
+    these totals and wins (the first dealer is the one the dealer implies)."""
     s = scenario(hands, phase="END_OF_TURN", episode="match", **options)
-    data = s.to_dict()
+    data = {k: v for k, v in s.to_dict().items() if k != "first_dealer"}
     data.update(totals=totals, rounds_won=won, hand_results=[],
                 round_index=sum(won) if earlier is None else earlier)
     return ManipulationState.from_dict(data)
@@ -366,19 +366,21 @@ def test_earlier_rounds_may_go_unrecorded_but_not_in_the_first_round():
 
 @pytest.mark.parametrize("tie_break", ["share", "play_on"])
 def test_tie_break(tie_break):
-    # A reaches 150 with 4 rounds won, B is at 150 with 4: their final totals tie at 350.
-    s = match_scenario([140, 150, 0], [3, 4, 1], ["2C", "8C", "6C"], tie_break=tie_break)
+    # A reaches 150 with 4 rounds won (350 with the bonuses); B, at 125 below the target with 9
+    # rounds won, also finishes on 350.
+    s = match_scenario([140, 125, 0], [3, 9, 1], ["2C", "8C", "6C"], tie_break=tie_break)
     play(s, "KNOCK")
-    assert s.totals == [150, 150, 0] and s.rounds_won == [4, 4, 1]
+    assert s.totals == [150, 125, 0] and s.rounds_won == [4, 9, 1]
     if tie_break == "share":
         assert s.is_terminal() and s.winners == [A, B] and s.scores() == [350, 350, 25]
     else:  # another round, no bonus paid yet
-        assert not s.is_terminal() and s.final is None and s.scores() == [150, 150, 0]
-        assert s.round_index == 8 + 1
+        assert not s.is_terminal() and s.final is None and s.scores() == [150, 125, 0]
+        assert s.round_index == 13 + 1
+        assert ManipulationState.from_dict(s.to_dict()).to_dict() == s.to_dict()
     # Without a tie both rules end the match.
-    s = match_scenario([140, 150, 0], [3, 3, 1], ["2C", "8C", "6C"], tie_break=tie_break)
+    s = match_scenario([140, 124, 0], [3, 9, 1], ["2C", "8C", "6C"], tie_break=tie_break)
     play(s, "KNOCK")
-    assert s.is_terminal() and s.winners == [A] and s.scores() == [350, 325, 25]
+    assert s.is_terminal() and s.winners == [A] and s.scores() == [350, 349, 25]
 
 
 def test_max_rounds_truncates_without_bonuses():
@@ -499,7 +501,7 @@ def test_stock_out_trigger_last_card_drawn():
 
 
 def test_stock_out_bonus():
-    s = scenario(["7C", "7D", "KC QC"], rest_to="table", num_decks=1, stock_out_bonus=10)
+    s = scenario(["5C 2D", "7D", "KC QC"], rest_to="table", num_decks=1, stock_out_bonus=10)
     play(s, "NO_MELD")
     assert s.hand_results[-1].points == [23, 23, 0]
 
@@ -613,7 +615,7 @@ def test_bad_state_dicts_rejected():
         with pytest.raises(ValueError, match=needle):
             ManipulationState.from_dict({**d, **change})
     with pytest.raises(ValueError, match="not legal"):
-        scenario(["2C", "3C", "4C"], table="5S 6S")
+        scenario(["2C 9H", "3C", "4C"], table="5S 6S")
     with pytest.raises(ValueError, match="joker_identity_limit"):
         scenario(["2C", "3C"], table="8S 8H 8D 7D 9D", jokers="8D", num_players=2)
 

@@ -16,7 +16,8 @@ A map of the package, rules first:
   a legal table (docs/table_solver.md).
 - ``view``: ``ManipulationView``, what one seat may see.
 - ``state``: ``ManipulationState``, the data, ``apply`` and the search API; ``replay``.
-- ``state_dict``: writing and reading (checking) the state dict.
+- ``state_dict``: writing and reading (checking) the state dict; ``match_checks``: its
+  checks of the match's summaries against the rounds played.
 - ``sampling``: a whole state from one seat's view (``sample_from_view``).
 """
 

@@ -32,7 +32,8 @@ from rummy_envs.games.manipulation_rummy.actions import (
 )
 from rummy_envs.games.manipulation_rummy.counts import HAND_SIZE, JOKER, NUM_CARDS, NUM_IDS, cards_of, hand_value
 from rummy_envs.games.manipulation_rummy.options import GAME, ManipulationConfig
-from rummy_envs.games.manipulation_rummy.scoring import RoundResult, match_final_totals, round_points, round_winners
+from rummy_envs.games.manipulation_rummy.scoring import (RoundResult, match_final_totals, match_winners, round_points,
+                                                          round_winners)
 
 _BEGIN, _DRAW, _END_OF_TURN, _FINISH, _STOP = range(5)  # automatic steps of a turn (``_run``)
 
@@ -40,6 +41,20 @@ _BEGIN, _DRAW, _END_OF_TURN, _FINISH, _STOP = range(5)  # automatic steps of a t
 def round_deck(config: ManipulationConfig, seed: int, round_index: int) -> list[int]:
     """The shuffled deck of round ``round_index`` (docs/manipulation_rummy.md#the-deal)."""
     return seeded_deck(config.full_deck(), f"{GAME}:{seed}:{round_index}")
+
+
+def next_dealer(rule: str, dealer: int, values: list[int], winners: list[int]) -> int:
+    """The dealer of the next round by ``next_dealer`` (``rule``): the seat left of the
+    dealer, or the round's winner (the highest hand value for ``loser``), ties going to the
+    first seat clockwise from the dealer's left (``values``: the round's hand values)."""
+    n = len(values)
+    order = [(dealer + k) % n for k in range(1, n + 1)]
+    if rule == "left":
+        return order[0]
+    if rule == "winner":
+        return next(q for q in order if q in winners)
+    worst = max(values)
+    return next(q for q in order if values[q] == worst)
 
 
 class ManipulationRules:
@@ -287,30 +302,15 @@ class ManipulationRules:
         if cfg.episode == "hand":
             self.winners = winners
             return self._finish(truncated=False)
-        if max(self.totals) >= cfg.target_score:
-            final = match_final_totals(cfg, self.totals, self.rounds_won)
-            best = max(final)
-            leaders = [q for q in range(n) if final[q] == best]
-            if len(leaders) == 1 or cfg.tie_break == "share":
-                self.final, self.winners = final, leaders
-                return self._finish(truncated=False)
+        leaders = match_winners(cfg, self.totals, self.rounds_won)
+        if leaders:
+            self.final, self.winners = match_final_totals(cfg, self.totals, self.rounds_won), leaders
+            return self._finish(truncated=False)
         if self.round_index + 1 >= cfg.max_rounds:
             return self._finish(truncated=True)
         self.round_index += 1
-        self._deal(self._next_dealer(values, winners), None)
+        self._deal(next_dealer(cfg.next_dealer, self.dealer, values, winners), None)
         return _BEGIN
-
-    def _next_dealer(self, values: list[int], winners: list[int]) -> int:
-        """``next_dealer``: the seat left of the dealer, or the round's winner (the highest
-        hand value for ``loser``), ties going to the first seat clockwise from the dealer's left."""
-        rule = self.config.next_dealer
-        order = [(self.dealer + k) % self.n for k in range(1, self.n + 1)]
-        if rule == "left":
-            return order[0]
-        if rule == "winner":
-            return next(q for q in order if q in winners)
-        worst = max(values)
-        return next(q for q in order if values[q] == worst)
 
     def _finish(self, truncated: bool) -> int:
         """The episode is over (``truncated``: by the round cap)."""

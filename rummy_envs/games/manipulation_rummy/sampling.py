@@ -2,9 +2,9 @@
 the other hands and the stock (docs/manipulation_rummy.md#sampling).
 
 ``ManipulationState.sample_from_view`` deals with ``deal_hidden`` and reads the result
-with ``from_dict``; like ``sample_determinization`` it keeps what the view shows of the
-player to move: a knock decision (its hand is worth at most ``knock_limit``) and a commit
-in progress (its hand can still complete a legal COMMIT, checked by the state)."""
+with the checks of ``from_dict``; like ``sample_determinization`` it keeps what the view
+shows of the player to move: a knock decision (its hand is worth at most ``knock_limit``)
+and a commit in progress (its hand can still complete a legal COMMIT, checked by the state)."""
 
 from __future__ import annotations
 
@@ -120,11 +120,14 @@ def deal_hidden(view: ManipulationView, rng: random.Random) -> tuple[list[list[i
 
 def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[int]) -> dict[str, Any]:
     """The state dict of the view with these hands and stock (top first). What no seat
-    knows takes neutral values: seed 0, no initial deck, the first dealer this round's
-    dealer, no history, no recorded round results (the totals and rounds won are kept),
-    and a finished game neither truncated nor with winners or final totals (its scores
-    are the totals)."""
+    knows takes neutral values: seed 0, no initial deck, the first dealer ``from_dict``'s
+    default, no history, no recorded round results (the totals and rounds won are kept),
+    and a finished game not truncated and without final totals (its scores are the
+    totals); a finished hand's winners are the seats its rounds won show, a finished
+    match has none."""
     n, p = view.num_players, view.player
+    rounds_won = [view.rounds_won[(q - p) % n] for q in range(n)]
+    finished_hand = view.phase == Phase.GAME_OVER and view.rules.episode == "hand"
     naturals = table_naturals(view)
     commit = None
     if view.table_ops:  # a commit in progress: the table it began with is the one arranged
@@ -151,5 +154,6 @@ def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[
         "table_jokers": list(view.table_jokers),
         "commit": commit,
         "totals": [view.scores[(q - p) % n] for q in range(n)],
-        "rounds_won": [view.rounds_won[(q - p) % n] for q in range(n)],
+        "rounds_won": rounds_won,
+        "winners": [q for q in range(n) if rounds_won[q]] if finished_hand else [],
     }

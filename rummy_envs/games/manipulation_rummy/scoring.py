@@ -56,3 +56,14 @@ def match_final_totals(config: ManipulationConfig, totals: list[int], rounds_won
     target, ``round_win_bonus`` per round won to every seat."""
     return [t + (config.game_bonus if t >= config.target_score else 0) + config.round_win_bonus * w
             for t, w in zip(totals, rounds_won)]
+
+
+def match_winners(config: ManipulationConfig, totals: list[int], rounds_won: list[int]) -> list[int]:
+    """The winners of a match whose round ended with these totals and rounds won: the
+    leaders of the final totals once a seat reaches the target, unless they tie and
+    ``tie_break="play_on"``; none (``[]``) while the match goes on."""
+    if max(totals) < config.target_score:
+        return []
+    final = match_final_totals(config, totals, rounds_won)
+    leaders = [q for q, f in enumerate(final) if f == max(final)]
+    return leaders if len(leaders) == 1 or config.tie_break == "share" else []

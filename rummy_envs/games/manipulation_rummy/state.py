@@ -220,12 +220,15 @@ class ManipulationState(ManipulationStateDict):
         times (then the last deal stands, and that player may only ``ABORT``).
 
         What no seat knows takes neutral values (``sampling.view_state_dict``): seed 0 (later
-        rounds of a match are dealt from it), no initial deck, the first dealer is this
-        round's, no history and no recorded round results. A finished game comes back
-        finished with the view's scores as its totals, neither truncated nor with winners
-        (in hand mode its ``scores()``, read from the recorded result, are then zeros)."""
+        rounds of a match are dealt from it), no initial deck, the first dealer the one
+        ``from_dict`` takes by default, no history and no recorded round results. A finished
+        game comes back finished with the view's scores as its totals, not truncated; a
+        finished hand lists the winners its rounds won show (its ``scores()``, read from the
+        recorded result, are then zeros), a finished match neither winners nor final totals.
+        The dict is read with every check of ``from_dict`` but those the hidden hand of the
+        player to move decides."""
         hands, stock = deal_hidden(view, rng)
-        state = cls.from_dict(view_state_dict(view, hands, stock))
+        state = cls._read_dict(view_state_dict(view, hands, stock))
         if state.mover_hand_is_limited(view.player):
             others = [q for q in range(state.n) if q != view.player]
             for _ in range(DETERMINIZATION_TRIES - 1):

@@ -5,17 +5,21 @@ the rules could not reach."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from operator import add
 from typing import Any, ClassVar, TypeVar
 
 from rummy_envs import cards as C
 from rummy_envs.games.manipulation_rummy import table_solver as TS
 from rummy_envs.games.manipulation_rummy.actions import NUM_ACTIONS, Phase
-from rummy_envs.games.manipulation_rummy.counts import JOKER, NUM_CARDS, cards_of, counts_of
+from rummy_envs.games.manipulation_rummy.commit import is_meld
+from rummy_envs.games.manipulation_rummy.counts import JOKER, NUM_CARDS, cards_of, counts_of, hand_value
+from rummy_envs.games.manipulation_rummy.match_checks import check_match
 from rummy_envs.games.manipulation_rummy.options import GAME, ManipulationConfig
 from rummy_envs.games.manipulation_rummy.rules import ManipulationRules
 from rummy_envs.games.manipulation_rummy.scoring import ROUND_KINDS, RoundResult, round_points, round_winners
-from rummy_envs.state_dicts import FORMAT_VERSION, Fields, card_count_error, field_error, read_header, read_options
+from rummy_envs.state_dicts import (FORMAT_VERSION, Fields, card_count_error, check_playable, field_error, read_header,
+                                    read_options)
 
 STATE_KEYS = ("format_version", "game", "options", "seed", "initial_deck", "first_dealer", "round_index", "dealer",
               "phase", "current_player", "draws", "hands", "stock", "table_naturals", "table_jokers", "commit",
@@ -86,6 +90,17 @@ class ManipulationStateDict(ManipulationRules):
         card of the game must be in exactly one place, and the table must be legal (in a
         commit, the table as the commit began).
         """
+        state = cls._read_dict(data)
+        if state.in_commit:
+            state._check_commit_can_end()
+        check_playable(state)
+        return state
+
+    @classmethod
+    def _read_dict(cls: type[_StateT], data: Any) -> _StateT:
+        """``from_dict`` but for what the hidden hand of the player to move decides: that its
+        commit in progress can end with COMMIT (``sample_from_view`` redeals that hand until
+        it can), and the search that the turn can be played on."""
         fields = Fields(data, STATE_KEYS)
         read_header(fields, GAME)
         config = read_options(fields, cls.config_class)
@@ -95,8 +110,9 @@ class ManipulationStateDict(ManipulationRules):
         if deck is not None and (problem := card_count_error(deck, config.full_deck())):
             raise fields.error("initial_deck", problem)
         state = cls(config, fields.integer("seed", 0), deck, dealer)  # type: ignore[call-arg]
-        state.first_dealer = fields.integer("first_dealer", dealer, 0, n - 1)
         state.round_index = fields.integer("round_index", 0, 0, config.max_rounds - 1)
+        left = (dealer - state.round_index) % n  # the first dealer when the deal passes left
+        state.first_dealer = fields.integer("first_dealer", left if config.next_dealer == "left" else dealer, 0, n - 1)
         state._read_fields(fields)
         state._check_rules()
         return state
@@ -144,7 +160,7 @@ class ManipulationStateDict(ManipulationRules):
     def _check_rules(self) -> None:
         """ValueError naming the field unless the state is one the rules can reach: the
         identity limit, the phase against the seat, draws and hand, the hands, the commit in
-        progress, a legal table, and the match's totals, winners and results."""
+        progress, a legal table, and the match's summaries (``match_checks``)."""
         p, phase = self.current_player, self.phase
         over = phase == Phase.GAME_OVER
         committed = (self.start_naturals, self.start_jokers) if self.in_commit else (self.naturals, self.jokers_at)
@@ -167,77 +183,78 @@ class ManipulationStateDict(ManipulationRules):
         if arranged is None:
             raise field_error(names, "the table is not legal: its cards form no groups and sequences")
         self.arrangement = tuple(tuple(meld) for meld in arranged)
-        self._check_match()
+        check_match(self)
 
     def _check_turn(self) -> None:
-        """The phase fits the options, the draws and the hand of the player to move; hands in
-        play hold cards; a commit in progress fits the table and the hand."""
+        """The phase fits the options, the draws, the hand of the player to move and the
+        stock; hands in play hold cards; a commit in progress fits the table and the hand."""
         cfg, p, phase = self.config, self.current_player, self.phase
         value = self.hand_value(p)
         if phase == Phase.TURN_START and (cfg.knock_timing != "start_of_turn" or self.draws
                                           or value > cfg.knock_limit):
             raise field_error(["phase", "draws", "hands"], "TURN_START is a knock decision: knock_timing="
                                                            "'start_of_turn', no draw yet, a hand within knock_limit")
+        if phase == Phase.TURN_START and not self.stock and cfg.stock_out_trigger == "last_card_drawn":
+            raise field_error(["stock", "phase"], "with stock_out_trigger='last_card_drawn' the round ends as the "
+                                                  "turn that drew the last card ends: no turn starts on an empty stock")
         if phase == Phase.MELD and not 1 <= self.draws < cfg.max_draws:
             raise field_error(["phase", "draws"], f"a meld decision follows draw 1..{cfg.max_draws - 1} "
                                                   f"(max_draws - 1), got {self.draws}")
+        if phase == Phase.MELD and self.sizes[p] + sum(self.placed) <= self.draws:
+            raise field_error(["draws", f"hands[{p}]"], f"a hand of {self.sizes[p] + sum(self.placed)} cards before "
+                                                        f"this commit cannot hold {self.draws} cards drawn this turn "
+                                                        "and one from before it")
         if phase == Phase.END_OF_TURN and (cfg.knock_timing != "end_of_turn" or value > cfg.knock_limit
                                            or not self.sizes[p]):
             raise field_error(["phase", "hands"], "END_OF_TURN is a knock decision: knock_timing='end_of_turn' "
                                                   "and a non-empty hand within knock_limit")
+        if phase == Phase.END_OF_TURN and not self.draws:
+            raise field_error(["phase", "draws"], "END_OF_TURN follows a draw of this turn")
         for q in range(self.n):
             if not self.sizes[q] and not (q == p and self.in_commit):
                 raise field_error(f"hands[{q}]", "a hand in play holds no card (emptying a hand ends the round)")
-        if not self.in_commit:
-            return
-        if phase != Phase.MELD:
+        if self.in_commit:
+            self._check_commit()
+
+    def _check_commit(self) -> None:
+        """The commit in progress is one some placements made (docs/manipulation_rummy.md#commit):
+        the table is the one it began with plus what was placed, each joker left its
+        identity only when a natural of it freed it, and ``ops`` counts the placements."""
+        start_naturals, start_jokers, placed, spare = self.start_naturals, self.start_jokers, self.placed, self.spare
+        if self.phase != Phase.MELD:
             raise field_error(["commit", "phase"], "a commit is in progress only in phase MELD")
-        if list(map(add, self.start_naturals, self.placed[:NUM_CARDS])) != self.naturals:
+        if list(map(add, start_naturals, placed[:NUM_CARDS])) != self.naturals:
             raise field_error(["commit.start_naturals", "commit.placed", "table_naturals"],
                               "the table's naturals must be those at the start plus the naturals placed")
-        if sum(self.start_jokers) + self.placed[JOKER] != sum(self.jokers_at) + self.free_jokers:
+        if sum(start_jokers) + placed[JOKER] != sum(self.jokers_at) + self.free_jokers:
             raise field_error(["commit.start_jokers", "commit.placed", "commit.free_jokers", "table_jokers"],
                               "the jokers at the start plus those placed must be on the table or freed")
-        if any(s > k + q for s, k, q in zip(self.spare, self.start_naturals, self.placed)):
+        # a natural c on the table at the start or placed, and no longer spare, freed a joker at c
+        freed = [k + q - s for k, q, s in zip(start_naturals, placed, spare)]
+        if min(freed) < 0:
             raise field_error("commit.spare_naturals",
                               "only naturals on the table at the start or placed in this commit can free a joker")
+        if any(j + f < k for j, f, k in zip(self.jokers_at, freed, start_jokers)):
+            raise field_error(["commit.start_jokers", "table_jokers"], "a joker leaves its identity only when a "
+                                                                       "natural of that identity frees it")
+        if self.free_jokers > sum(freed):
+            raise field_error("commit.free_jokers", f"{self.free_jokers} freed jokers waiting, but naturals "
+                                                    f"freed {sum(freed)}")
+        if any(freed) and not placed[JOKER] and not any(f and k for f, k in zip(freed, start_jokers)):
+            raise field_error(["commit.spare_naturals", "commit.start_jokers"],
+                              "the first joker freed was on the table or came from the hand")
+        # each natural placed went down alone (PLACE) or freeing a joker (REPLACE_FROM_HAND, one op
+        # less than PLACE then REPLACE_FROM_TABLE); each freed joker not waiting went back (FREED_AS)
+        most = sum(placed) + 2 * sum(freed) - self.free_jokers
+        fewest = most - sum(map(min, placed[:NUM_CARDS], freed))
+        if not fewest <= self.ops <= most:
+            raise field_error("commit.ops", f"expected {fewest}..{most} placements for these cards, got {self.ops}")
 
-    def _check_match(self) -> None:
-        """Totals, rounds won, final totals, winners and the truncation flag fit the episode
-        and the recorded results."""
-        cfg, over, results = self.config, self.phase == Phase.GAME_OVER, self.hand_results
-        if self.truncated and not over:
-            raise field_error("truncated", "only a finished game is truncated")
-        if len(set(self.winners)) != len(self.winners):
-            raise field_error("winners", "a seat is listed twice")
-        if self.final is not None and not (cfg.episode == "match" and over and not self.truncated):
-            raise field_error("final", "final totals exist only once a match is won")
-        if cfg.episode == "hand" and len(results) > 1:
-            raise field_error("hand_results", "a one-round episode has at most one result")
-        unrecorded = self.round_index + over - len(results)  # a scenario may leave earlier rounds out
-        if unrecorded < 0:
-            raise field_error(["hand_results", "round_index"], f"{len(results)} round results, more than the rounds "
-                              f"played by round index {self.round_index}{' of a finished game' if over else ''}")
-        points = [r.points for r in results]
-        won = [[int(q in r.winners) for q in range(self.n)] if r.winners else [] for r in results]
-        for name, rows, values in (("totals", points, self.totals), ("rounds_won", won, self.rounds_won)):
-            recorded = [sum(row[q] for row in rows if row) for q in range(self.n)]
-            exact = not unrecorded and all(rows)
-            if (values != recorded) if exact else any(v < r for v, r in zip(values, recorded)):
-                raise field_error(name, f"expected {recorded}{'' if exact else ' or more'}: what the recorded "
-                                        f"hand_results give, with {unrecorded} earlier rounds not recorded")
-        before = None if unrecorded else [0] * self.n
-        for i, r in enumerate(results):
-            if r.totals and r.points and before and r.totals != list(map(add, before, r.points)):
-                raise field_error(f"hand_results[{i}].totals", "expected the totals before the round plus its points")
-            before = r.totals
-        extra_wins = sum(self.rounds_won) - sum(map(sum, won))
-        if all(won) and not unrecorded <= extra_wins <= self.n * unrecorded:
-            raise field_error(["rounds_won", "round_index"], f"every round has 1 to {self.n} winners: {unrecorded} "
-                                                             f"rounds not in hand_results cannot account for "
-                                                             f"{extra_wins} more wins")
-        if results and results[-1].totals and results[-1].totals != self.totals:
-            raise field_error("totals", f"expected {results[-1].totals}, the totals after the last recorded round")
+    def _check_commit_can_end(self) -> None:
+        """Some placements still lead to a legal COMMIT: the mask offers no other placement."""
+        if not TS.commit_options(self.commit_problem()).feasible:
+            raise field_error(["commit", f"hands[{self.current_player}]"],
+                              "no legal COMMIT can follow (every placement offered keeps one reachable)")
 
 
 def _read_result(f: Fields, config: ManipulationConfig) -> RoundResult:
@@ -253,14 +270,33 @@ def _read_result(f: Fields, config: ManipulationConfig) -> RoundResult:
     for key, got in (("values", values), ("points", points)):
         if got and len(got) != n:
             raise f.error(key, f"expected {n} entries (one per seat) or none, got {len(got)}")
+    hands = f.card_rows("hands", n, jokers=True) if f.items("hands", []) else []
     if values:
+        if hands and values != [hand_value(counts_of(h)) for h in hands]:
+            raise f.error(["values", "hands"], f"expected {[hand_value(counts_of(h)) for h in hands]}, the values "
+                                               "of the hands")
+        if [q for q, v in enumerate(values) if not v] != ([ender] if kind == "out" else []):
+            raise f.error(["values", "kind"], "exactly the seat that went out ends a round with an empty hand "
+                                              "(worth 0)")
+        if kind == "knock" and values[ender] > config.knock_limit:
+            raise f.error(["values", "ender"], "a knocker's hand is worth at most knock_limit")
         if winners and winners != round_winners(kind, ender, values):
             raise f.error("winners", f"expected {round_winners(kind, ender, values)} for these values")
         if points and points != round_points(config, kind, ender, values):
             raise f.error("points", f"expected {round_points(config, kind, ender, values)} for these values")
-    hands = f.card_rows("hands", n, jokers=True) if f.items("hands", []) else []
     table = f.card_lists("table", [])
     jokers = f.cards("table_jokers", [])
+    identities = Counter(card for meld in table for card in meld)
+    limit = config.identity_limit
+    if not all(map(is_meld, table)) or (limit is not None and max(identities.values(), default=0) > limit):
+        raise f.error("table", "the table a round ends with is legal melds, within joker_identity_limit")
+    if Counter(jokers) - identities:
+        raise f.error(["table_jokers", "table"], "the jokers hold identities of cards on the table")
+    revealed = Counter(card for hand in hands for card in hand) + identities - Counter(jokers)
+    revealed[JOKER] += len(jokers)
+    if revealed - Counter(config.full_deck()):
+        raise f.error(["hands", "table", "table_jokers"], "the hands and table a round ends with hold each card of "
+                                                          "the deck at most once")
     totals = f.integers("totals", [], low=0, meaning="a seat's match total")
     return RoundResult(kind, ender, values, winners, points, hands, table, jokers, totals)
 
