@@ -91,8 +91,9 @@ def test_torchrl_recipe(game):
         assert info["hands_finished"].max() >= 1
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", [pytest.param(g, marks=[] if g == "gin_rummy" else [pytest.mark.slow]) for g in GAMES])
 def test_torchrl_parallel_recipe(game):
+    """The recipe as written; gin in the default run, every game under ``-m slow``."""
     torch = library("torch")
     ns = run_recipe("torchrl_parallel", game)
     rollout, n = ns["rollout"], len(rummy_envs.ENVS[game].raw_env().possible_agents)

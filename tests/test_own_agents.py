@@ -154,6 +154,7 @@ def test_a_list_of_objects_is_labelled_by_their_names(tmp_path):
         parse_config(_tiny(tmp_path, {"a": 42, "b": "random"}))
 
 
+@pytest.mark.slow  # a Ray start-up; the default run starts Ray once, in tests/test_tournament.py
 def test_ray_workers_rebuild_registered_lambdas_and_objects(tmp_path):
     pytest.importorskip("ray")
     from agents import register
