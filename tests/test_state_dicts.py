@@ -30,8 +30,8 @@ from rummy_envs import gin_rummy_v0
 from rummy_envs.games import gin_rummy as G
 from test_env_contract import SPECS
 
-FUZZ_PER_GAME = 300
-SLOW_FACTOR = 20
+FUZZ_PER_GAME = 200
+SLOW_FACTOR = 30
 SPECS_PER_GAME = Counter((spec.module, spec.slow_contract) for spec in SPECS)
 
 
