@@ -304,23 +304,34 @@ def check_playable(state: Any) -> None:
     legal actions finishes the turn (another seat comes to move, or the game ends): no legal
     action can lead into a position where nothing is legal. A depth-first search over
     clones that tries every action of a position before going deeper, so the usual one- or
-    two-action finish is found first; the state itself is not changed."""
+    two-action finish is found first, and that never enters the same view of the mover
+    twice. An undo (the state's ``UNDO_ACTIONS``: Rummy 500's CANCEL, Manipulation's ABORT)
+    leads back to a position the line already passed (only its turn counter moved on), so
+    a line uses one at most and tries it last; the state itself is not changed."""
     if state.is_terminal():
         return
     player, phase = state.current_player, state.phase.name
     if not state.legal_actions():
         raise field_error("phase", f"player {player} has no legal action in phase {phase}")
-    stack, visited = [state], 0
+    undo_actions = getattr(state, "UNDO_ACTIONS", frozenset())
+    stack, seen = [(state, False)], {state.player_view(player)}
     while stack:
-        position = stack.pop()
-        for action in reversed(position.legal_actions()):
+        position, undone = stack.pop()
+        actions = position.legal_actions()
+        # pushed first, popped last: undos, then the others from the last id to the first
+        ordered = [a for a in actions if a in undo_actions and not undone]
+        ordered += [a for a in reversed(actions) if a not in undo_actions]
+        for action in ordered:
             after = position.clone()
             after.apply(action)
             if after.is_terminal() or after.current_player != player:
                 return
-            visited += 1
-            if visited >= TURN_SEARCH_LIMIT:
+            view = after.player_view(player)
+            if view in seen:
+                continue
+            if len(seen) >= TURN_SEARCH_LIMIT:
                 return
-            stack.append(after)
+            seen.add(view)
+            stack.append((after, undone or action in undo_actions))
     raise field_error("phase", f"player {player} cannot finish the turn begun in phase {phase}: every sequence of "
                                "legal actions reaches a position where nothing is legal")

@@ -43,6 +43,18 @@ def test_states_and_views_meet_the_protocols(spec):
 
 
 @pytest.mark.parametrize("spec", params(DEFAULT_SPECS))
+def test_views_are_hashable_and_equal_for_equal_positions(spec):
+    """Views are values: a search keys positions by the mover's view (``check_playable``),
+    also at the end of a game or match, where the views hold the finished hands' results."""
+    for name in spec.rule_sets:
+        for d in contract.game_points(spec, name, seed=1, count=6):
+            state = spec.state_class.from_dict(d)
+            for p in range(state.config.num_players):
+                view = state.player_view(p)
+                assert hash(view) == hash(state.clone().player_view(p)) and view == state.clone().player_view(p)
+
+
+@pytest.mark.parametrize("spec", params(DEFAULT_SPECS))
 def test_apply_clone_and_action_names(spec):
     contract.engine_illegal_action_atomic(spec)
     for state in random_points(spec):

@@ -10,7 +10,12 @@ behaviour as well as by names.
   the state exactly as it was; ``clone`` is an independent copy; ``to_dict`` /
   ``from_dict`` write and read the versioned state dict (``rummy_envs.state_dicts``).
 - ``PlayerView``: exactly what one seat may see, seats relative to it (index 0 is the seat
-  itself), always with the game's rules options in ``rules``, which every player knows.
+  itself), always with the game's rules options in ``rules``, which every player knows; a
+  frozen, hashable value (equal positions give equal views with equal hashes).
+- ``UNDO_ACTIONS`` (optional class attribute, empty by default): the actions that take back
+  what the mover did earlier in its turn (Rummy 500's CANCEL, Manipulation's ABORT). They
+  lead back to a position already met, so a search over one turn (``check_playable``) tries
+  them last and once per line.
 - Sampling hidden information, for search: ``sample_determinization(player, rng)`` redeals
   everything hidden from ``player`` in a copy of the true state; ``sample_from_view(view,
   rng)`` builds such a state from the seat's view alone, which is all an agent is given.

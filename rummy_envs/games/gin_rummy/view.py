@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rummy_envs.games.gin_rummy.actions import Phase
 from rummy_envs.games.gin_rummy.options import GinConfig
@@ -51,5 +51,6 @@ class GinView:
     my_known: tuple[int, ...]  # my cards the opponent saw me take from the pile
     opponent_taken_card: int | None  # the card the opponent took from the pile this turn
     knock_card: int | None  # my face-down knock card, once I knocked with one
-    hand_results: tuple[HandResult, ...]  # every finished hand's result, in order
+    # every finished hand's result, in order (left out of the hash: a result holds lists)
+    hand_results: tuple[HandResult, ...] = field(hash=False)
     rules: GinConfig

@@ -44,6 +44,7 @@ class ManipulationState(ManipulationStateDict):
     """
 
     config_class: ClassVar[type[ManipulationConfig]] = ManipulationConfig
+    UNDO_ACTIONS: ClassVar[frozenset[int]] = frozenset({ABORT})  # takes the commit back (check_playable)
 
     def __init__(self, config: ManipulationConfig | None = None, seed: int = 0, deck: list[int] | None = None,
                  dealer: int | None = None):

@@ -9,6 +9,7 @@ action to its rule), copies, the player views, and the states sampled for search
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 from rummy_envs import cards as C
 from rummy_envs.errors import action_id
@@ -48,6 +49,8 @@ class Rummy500State(Rummy500StateDict):
     ``turns``, ``reshuffles``; the episode: ``totals``, ``winners``, ``hand_results``,
     ``truncated`` and ``history``.
     """
+
+    UNDO_ACTIONS: ClassVar[frozenset[int]] = frozenset({CANCEL})  # puts the pending group back (check_playable)
 
     def __init__(self, config: Rummy500Config | None = None, seed: int = 0, deck: list[int] | None = None,
                  dealer: int | None = None, daily_date: str | None = None):
