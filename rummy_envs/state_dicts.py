@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rummy_envs import cards as C
@@ -303,35 +303,43 @@ def check_playable(state: Any) -> None:
     Unless the game is over, the player to move has a legal action, and some sequence of
     legal actions finishes the turn (another seat comes to move, or the game ends): no legal
     action can lead into a position where nothing is legal. A depth-first search over
-    clones that tries every action of a position before going deeper, so the usual one- or
-    two-action finish is found first, and that never enters the same view of the mover
-    twice. An undo (the state's ``UNDO_ACTIONS``: Rummy 500's CANCEL, Manipulation's ABORT)
-    leads back to a position the line already passed (only its turn counter moved on), so
-    a line uses one at most and tries it last; the state itself is not changed."""
+    clones, each position's actions tried in id order (every engine numbers its plain ways
+    on, such as a draw, a pass or a declined meld, before the cards' many), that never
+    enters the same view of the mover twice. An undo (the state's ``UNDO_ACTIONS``: Rummy
+    500's CANCEL, Manipulation's ABORT) leads back to a position the line already passed
+    (only its turn counter moved on), so a line uses one at most; it is tried first, as
+    putting a group or commit back is the short way out of a half-built one. The state
+    itself is not changed."""
     if state.is_terminal():
         return
     player, phase = state.current_player, state.phase.name
     if not state.legal_actions():
         raise field_error("phase", f"player {player} has no legal action in phase {phase}")
     undo_actions = getattr(state, "UNDO_ACTIONS", frozenset())
-    stack, seen = [(state, False)], {state.player_view(player)}
-    while stack:
-        position, undone = stack.pop()
+
+    def ways_on(position: Any, undone: bool) -> Iterator[int]:
         actions = position.legal_actions()
-        # pushed first, popped last: undos, then the others from the last id to the first
-        ordered = [a for a in actions if a in undo_actions and not undone]
-        ordered += [a for a in reversed(actions) if a not in undo_actions]
-        for action in ordered:
-            after = position.clone()
-            after.apply(action)
-            if after.is_terminal() or after.current_player != player:
-                return
-            view = after.player_view(player)
-            if view in seen:
-                continue
-            if len(seen) >= TURN_SEARCH_LIMIT:
-                return
-            seen.add(view)
-            stack.append((after, undone or action in undo_actions))
+        return iter([*(a for a in actions if a in undo_actions and not undone),
+                     *(a for a in actions if a not in undo_actions)])
+
+    stack, seen = [(state, False, ways_on(state, False))], {state.player_view(player)}
+    while stack:
+        position, undone, actions = stack[-1]
+        action = next(actions, None)
+        if action is None:
+            stack.pop()
+            continue
+        after = position.clone()
+        after.apply(action)
+        if after.is_terminal() or after.current_player != player:
+            return
+        view = after.player_view(player)
+        if view in seen:
+            continue
+        if len(seen) >= TURN_SEARCH_LIMIT:
+            return
+        seen.add(view)
+        undone = undone or action in undo_actions
+        stack.append((after, undone, ways_on(after, undone)))
     raise field_error("phase", f"player {player} cannot finish the turn begun in phase {phase}: every sequence of "
                                "legal actions reaches a position where nothing is legal")

@@ -27,7 +27,10 @@ from hypothesis import strategies as st
 import env_contract as contract
 from env_contract import GameSpec, params
 from rummy_envs import gin_rummy_v0, state_dicts
+from refusals import Case, changed, check_table, edit
 from rummy_envs.games import gin_rummy as G
+from rummy_envs.games import hollywood_gin as H
+from rummy_envs.games import rummy500 as R
 from test_env_contract import SPECS
 
 FUZZ_PER_GAME = 200
@@ -252,3 +255,69 @@ def test_check_playable_refuses_a_turn_that_cannot_end():
         state_dicts.check_playable(toy({"start": {0: "dead"}}))
     with pytest.raises(ValueError, match="field 'phase': player 0 has no legal action in phase PICK"):
         state_dicts.check_playable(toy({}))
+
+
+# -- the shared reader, clause by clause (tests/refusals.py) ------------------------------
+def hollywood_dict() -> dict:
+    return H.HollywoodState(H.HollywoodConfig(), seed=1).to_dict()
+
+
+def gin_over_dict() -> dict:
+    state, rng = G.GinState(G.GinConfig(), seed=1), random.Random(0)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    return state.to_dict()
+
+
+def through_env(d):
+    """The reset path: ``with_env_options`` first, then the game's reader."""
+    gin_rummy_v0.env().reset(options={"state": d})
+
+
+SHARED_CASES = {
+    "not_a_mapping": Case(gin_dict, lambda d: 5, None),
+    "an_unknown_key": Case(gin_dict, lambda d: changed(d, bogus=1), "bogus"),
+    "a_required_key_left_out": Case(gin_over_dict, lambda d: changed(d, hand_results=[
+        {k: v for k, v in d["hand_results"][0].items() if k != "kind"}]), "hand_results[0].kind"),
+    "a_nested_record_not_a_mapping": Case(gin_dict, edit("match", 5), "match"),
+    "an_integer_of_another_type": Case(gin_dict, edit("current_player", "0"), "current_player"),
+    "an_integer_below_its_range": Case(gin_dict, edit("current_player", -2), "current_player"),
+    "an_integer_past_its_range": Case(gin_dict, edit("current_player", 2), "current_player"),
+    "a_choice_of_another_type": Case(gin_dict, edit("phase", 1), "phase"),
+    "a_choice_not_offered": Case(gin_dict, edit("phase", "NOPE"), "phase"),
+    "text_of_another_type": Case(lambda: R.Rummy500State(R.Rummy500Config(), seed=1).to_dict(),
+                                 edit("daily_date", 5), "daily_date", R.Rummy500State.from_dict),
+    "a_list_of_another_type": Case(gin_dict, edit("hands", 5), "hands"),
+    "a_list_of_the_wrong_length": Case(gin_dict, lambda d: changed(d, hands=[*d["hands"], []]), "hands"),
+    "cards_of_another_type": Case(gin_dict, edit("hands.0", 5), "hands[0]"),
+    "a_card_of_another_type": Case(gin_dict, edit("hands.0.0", 1.5), "hands[0][0]"),
+    "a_card_given_as_a_bool": Case(gin_dict, edit("hands.0.0", True), "hands[0][0]"),
+    "a_card_that_is_no_card": Case(gin_dict, edit("hands.0.0", "ZZ"), "hands[0][0]"),
+    "a_joker_in_a_game_without": Case(gin_dict, edit("hands.0.0", "JK"), "hands[0][0]"),
+    "a_boolean_of_another_type": Case(gin_dict, edit("passed.0", 0), "passed[0]"),
+    "a_mapping_of_another_type": Case(gin_dict, edit("options", [1]), "options"),
+    "a_grid_row_of_another_type": Case(hollywood_dict, edit("match.score.0", 5), "match.score[0]",
+                                       H.HollywoodState.from_dict),
+    "a_grid_row_of_the_wrong_length": Case(hollywood_dict, edit("match.score.0", [0, 0]), "match.score[0]",
+                                           H.HollywoodState.from_dict),
+    "a_version_of_another_type": Case(gin_dict, edit(state_dicts.VERSION_KEY, "1"), state_dicts.VERSION_KEY),
+    "a_version_not_readable": Case(gin_dict, edit(state_dicts.VERSION_KEY, max(state_dicts.READABLE_VERSIONS) + 1),
+                                   state_dicts.VERSION_KEY),
+    "another_game": Case(gin_dict, edit("game", "rummy500"), "game"),
+    "options_the_game_refuses": Case(gin_dict, edit("options.knock_limit", "ten"), "options"),
+    "a_card_twice": Case(gin_dict, lambda d: changed(d, stock=[d["hands"][0][0], *d["stock"][1:]]), "stock"),
+    "not_a_mapping_at_reset": Case(gin_dict, lambda d: 5, None, through_env),
+    "options_not_a_mapping_at_reset": Case(gin_dict, edit("options", 5), "options", through_env),
+    "options_the_game_refuses_at_reset": Case(gin_dict, edit("options.knock_limit", "ten"), "options", through_env),
+    "options_other_than_the_envs": Case(gin_dict, edit("options.knock_limit", 5), "options", through_env),
+}
+SHARED_EXEMPT = {
+    "raise field_error(\"phase\", f\"player {player} has no legal action in phase {phase}\")":
+        "every game's own checks refuse such a dict first; test_check_playable_* reach it on a toy turn",
+    "raise field_error(\"phase\", f\"player {player} cannot finish the turn begun in phase {phase}: every sequence of \"":
+        "as above: the toy turn of test_check_playable_refuses_a_turn_that_cannot_end",
+}
+
+
+def test_every_clause_of_the_shared_reader_refuses_its_own_case():
+    check_table(G.GinState.from_dict, SHARED_CASES, ["rummy_envs/state_dicts.py"], SHARED_EXEMPT)

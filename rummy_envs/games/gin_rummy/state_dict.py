@@ -319,7 +319,11 @@ class GinStateDict(GinRules):
         if self.truncated and not over:
             raise field_error("truncated", "only a finished game is truncated")
         if cfg.episode == "hand":
-            if over and results and self.truncated != (results[-1].kind == "turn_cap"):
+            if over and not results:
+                raise field_error(["phase", "hand_results"], "a finished hand ends with its result in hand_results")
+            if over and results[-1].knocker != self.knocker:
+                raise field_error(["hand_results", "knocker"], "the finished hand's result has another knocker")
+            if over and self.truncated != (results[-1].kind == "turn_cap"):
                 raise field_error("truncated", "a hand is truncated exactly when it ends at the turn cap")
             return
         if self.match.is_over() and not over:

@@ -42,7 +42,7 @@ def _check_tallies(s: ManipulationStateDict, unrecorded: int, over: bool) -> Non
     each recorded round are those before it plus its points."""
     n, results = s.n, s.hand_results
     points = [r.points for r in results]
-    won = [[int(q in r.winners) for q in range(n)] if r.winners else [] for r in results]
+    won = [[int(q in winners) for q in range(n)] if winners else [] for winners in map(known_winners, results)]
     for name, rows, values in (("totals", points, s.totals), ("rounds_won", won, s.rounds_won)):
         recorded = [sum(row[q] for row in rows if row) for q in range(n)]
         exact = not unrecorded and all(rows)
@@ -69,6 +69,12 @@ def _check_tallies(s: ManipulationStateDict, unrecorded: int, over: bool) -> Non
                                                         "winners score)")
     if results and results[-1].totals and results[-1].totals != s.totals:
         raise field_error("totals", f"expected {results[-1].totals}, the totals after the last recorded round")
+
+
+def known_winners(r: RoundResult) -> list[int]:
+    """The winners of a recorded round: those recorded, else the seat that went out (an out
+    needs no values to name its winner); [] when not recorded."""
+    return r.winners or ([r.ender] if r.kind == "out" else [])
 
 
 def _check_ending(s: ManipulationStateDict, over: bool) -> None:
@@ -153,13 +159,14 @@ def _check_dealer(s: ManipulationStateDict, unrecorded: int, over: bool) -> None
 
 
 def _check_last_round(s: ManipulationStateDict) -> None:
-    """A finished game shows the end of its last round: only the seat that went out holds no
-    card, and the round's recorded hands, values, final table and stock-out are the state's."""
+    """A finished game shows the end of its last round: exactly the seat that went out holds
+    no card, a knocker's hand is within ``knock_limit``, and the round's recorded hands,
+    values, final table and stock-out are the state's."""
     n = s.n
     last: RoundResult | None = s.hand_results[-1] if s.hand_results else None
     empty = [q for q in range(n) if not s.sizes[q]]
-    if len(empty) > 1 or (empty and last and (last.kind, last.ender) != ("out", empty[0])):
-        raise field_error("hands", "only the seat that went out ends the game with an empty hand")
+    if len(empty) > 1 or (last and empty != ([last.ender] if last.kind == "out" else [])):
+        raise field_error("hands", "exactly the seat that went out ends the game with an empty hand")
     if last is None:
         return
     name = f"hand_results[{len(s.hand_results) - 1}]"
@@ -167,6 +174,8 @@ def _check_last_round(s: ManipulationStateDict) -> None:
         raise field_error(["hands", f"{name}.hands"], "the hands are those the game's last round ended with")
     if last.values and last.values != [s.hand_value(q) for q in range(n)]:
         raise field_error(["hands", f"{name}.values"], "the hands are worth what the game's last round recorded")
+    if last.kind == "knock" and s.hand_value(last.ender) > s.config.knock_limit:
+        raise field_error(["hands", f"{name}.ender"], "the knocker's hand is worth at most knock_limit")
     if last.table and (sorted(c for meld in last.table for c in meld) != cards_of(s.table_counts())
                        or sorted(last.table_jokers) != cards_of(s.jokers_at)):
         raise field_error(["table_naturals", "table_jokers", f"{name}.table"],

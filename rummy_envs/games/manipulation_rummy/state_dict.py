@@ -210,6 +210,10 @@ class ManipulationStateDict(ManipulationRules):
                                                   "and a non-empty hand within knock_limit")
         if phase == Phase.END_OF_TURN and not self.draws:
             raise field_error(["phase", "draws"], "END_OF_TURN follows a draw of this turn")
+        if phase == Phase.END_OF_TURN and self.draws == cfg.max_draws and self.sizes[p] <= self.draws:
+            raise field_error(["draws", f"hands[{p}]"], f"no meld follows the last draw (max_draws): a hand of "
+                                                        f"{self.sizes[p]} cards cannot hold the {self.draws} cards "
+                                                        "drawn this turn and one from before it")
         for q in range(self.n):
             if not self.sizes[q] and not (q == p and self.in_commit):
                 raise field_error(f"hands[{q}]", "a hand in play holds no card (emptying a hand ends the round)")
@@ -280,10 +284,11 @@ def _read_result(f: Fields, config: ManipulationConfig) -> RoundResult:
                                               "(worth 0)")
         if kind == "knock" and values[ender] > config.knock_limit:
             raise f.error(["values", "ender"], "a knocker's hand is worth at most knock_limit")
-        if winners and winners != round_winners(kind, ender, values):
-            raise f.error("winners", f"expected {round_winners(kind, ender, values)} for these values")
-        if points and points != round_points(config, kind, ender, values):
-            raise f.error("points", f"expected {round_points(config, kind, ender, values)} for these values")
+    if winners and (values or kind == "out") and winners != round_winners(kind, ender, values or [0] * n):
+        raise f.error("winners", f"expected {round_winners(kind, ender, values or [0] * n)} for this ending and "
+                                 "these values (the seat that went out, whatever the values)")
+    if values and points and points != round_points(config, kind, ender, values):
+        raise f.error("points", f"expected {round_points(config, kind, ender, values)} for these values")
     table = f.card_lists("table", [])
     jokers = f.cards("table_jokers", [])
     identities = Counter(card for meld in table for card in meld)

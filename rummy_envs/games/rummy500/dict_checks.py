@@ -54,6 +54,9 @@ class Rummy500DictChecks(Rummy500Rules):
             raise field_error("turns", f"the hand ends after max_turns_per_hand={cfg.max_turns_per_hand} turns")
         if self.reshuffles and cfg.stock_end_rule != "reshuffle_discards":
             raise field_error("reshuffles", "the pile is reshuffled only under stock_end_rule='reshuffle_discards'")
+        if self.reshuffles > self.turns:
+            raise field_error(["reshuffles", "turns"], "the pile is reshuffled only as a turn begins after a discard, "
+                                                       "so a hand has no more reshuffles than turns")
         if self.dealer != (self.first_dealer + self.hand_index) % self.n:
             raise field_error(["dealer", "first_dealer", "hand_index"], "the deal passes left after each hand: "
                                                                         "dealer = first_dealer + hand_index")
