@@ -30,6 +30,7 @@ from rummy_envs import rummy500_v0
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
+from rummy_envs.games.rummy500.melds import multiset_cards
 from test_rummy500_env import ScoreWatcher, check_hand_score, check_state, meldy
 from test_rummy500_env import check_observation as check_observation_against_view
 from test_rummy500_rules import exhausted, meld, play, scenario
@@ -316,7 +317,8 @@ class Public:
             self.pending.add(action - R.PICK)
         elif R.PICK_JOKER <= action < R.LAY_OFF:
             self.pending_jokers.add(action - R.PICK_JOKER)
-        elif action == R.CANCEL:
+        elif action == R.CANCEL:  # back in the hand, but seen: each card known to be held at least once
+            self.known[p] |= Counter(self.pending) + Counter({JOKER: len(self.pending_jokers)})
             self.pending, self.pending_jokers = set(), set()
             self.turns += 1
         elif action == R.MELD_NEW or R.LAY_OFF <= action < R.DISCARD:
@@ -808,3 +810,24 @@ def test_turns_left_out_count_the_seats_before_the_mover():
     move: with two players and the dealer to move, one."""
     assert scenario(["7C 7D 7H 2S", "KH"], current=1, dealer=1).turns == 1
     assert scenario(["7C 7D 7H 2S", "KH"], current=0, dealer=1).turns == 0
+
+
+def test_a_group_shown_and_put_back_stays_known_to_every_sample():
+    """Seed 0, two players: seat 1 picks 9C 9D 9H, shows them pending, puts them back with
+    CANCEL and discards. Everybody saw them, so they are known (in the state and the other
+    seat's view), and every state sampled for seat 0, from its view or by a redeal, leaves
+    them in seat 1's hand (before, most samples dealt them away)."""
+    state = Rummy500State(Rummy500Config(), seed=0)
+    shown = C.parse("9C 9D 9H")
+    mover = state.current_player
+    play(state, "DRAW_STOCK", *(f"PICK({C.format_card(c)})" for c in shown), "CANCEL")
+    assert set(shown) <= set(multiset_cards(state.known[mover]))
+    discard = next(a for a in state.legal_actions() if state.action_to_str(a).startswith("DISCARD")
+                   and C.parse_card(state.action_to_str(a)[8:-1]) not in shown)
+    state.apply(discard)
+    viewer, rng = 1 - mover, random.Random(0)
+    assert set(shown) <= set(state.player_view(viewer).known[1])
+    for _ in range(100):
+        for sample in (Rummy500State.sample_from_view(state.player_view(viewer), rng),
+                       state.sample_determinization(viewer, rng)):
+            assert set(shown) <= set(sample.hand_cards(mover))

@@ -444,6 +444,14 @@ class Rummy500Rules(Rummy500Scoring):
         self.table_jokers[1] |= jokered & self.table_jokers[0]
         self.table_jokers[0] |= jokered
 
+    def _show_cancelled_group(self, p: int) -> None:
+        """``CANCEL`` puts the pending group back in the hand, but everybody saw it: each of
+        its identities (and its jokers) is known to be held, at least once, until played
+        (docs/rummy500.md#the-deal)."""
+        known = self.known[p]
+        known[0] |= self.pending & ~self.pending_jokers
+        known[2] = max(known[2], self.pending_jokers.bit_count())
+
     def _discard(self, p: int, card: int) -> None:
         """``DISCARD(card)`` ends the turn: the hand ends if it is empty (out) or at the turn
         cap, else the next player's turn begins (docs/rummy500.md#going-out)."""

@@ -40,14 +40,14 @@ class Rummy500State(Rummy500StateDict):
 
     The data: ``config``, ``n`` (players), ``seed``, ``daily_date``, ``initial_deck`` and
     ``first_dealer`` (how the game began), ``hand_index`` and ``dealer``; per seat ``hands``
-    and ``known`` (multisets ``[once, twice, jokers]``: the hand, and its cards taken from the
-    pile), ``sizes`` and ``credited`` (table identities credited, once / twice); ``stock``
-    (the next card drawn last), ``pile`` (bottom first) and ``melds`` (``Meld``), with
-    ``table_once`` / ``table_twice`` / ``table_jokers`` (identities on the table, and those
-    held by jokers); the turn: ``phase``, ``current_player``, ``pending`` and
-    ``pending_jokers`` (the group being built), ``target`` and ``banned`` (-1: none),
-    ``turns``, ``reshuffles``; the episode: ``totals``, ``winners``, ``hand_results``,
-    ``truncated`` and ``history``.
+    and ``known`` (multisets ``[once, twice, jokers]``: the hand, and its cards everybody saw:
+    taken from the pile, or shown in a cancelled group), ``sizes`` and ``credited`` (table
+    identities credited, once / twice); ``stock`` (the next card drawn last), ``pile``
+    (bottom first) and ``melds`` (``Meld``), with ``table_once`` / ``table_twice`` /
+    ``table_jokers`` (identities on the table, and those held by jokers); the turn:
+    ``phase``, ``current_player``, ``pending`` and ``pending_jokers`` (the group being built),
+    ``target`` and ``banned`` (-1: none), ``turns``, ``reshuffles``; the episode:
+    ``totals``, ``winners``, ``hand_results``, ``truncated`` and ``history``.
     """
 
     UNDO_ACTIONS: ClassVar[frozenset[int]] = frozenset({CANCEL})  # puts the pending group back (check_playable)
@@ -122,6 +122,7 @@ class Rummy500State(Rummy500StateDict):
             self.pending |= 1 << (action - PICK_JOKER)
             self.pending_jokers |= 1 << (action - PICK_JOKER)
         elif action == CANCEL:
+            self._show_cancelled_group(p)
             self.pending = self.pending_jokers = 0
             self.turns += 1  # counted like a turn, so that no hand can loop forever (docs/rummy500.md#hand-end)
             if self.turns >= self.config.max_turns_per_hand:

@@ -28,11 +28,11 @@ class Rummy500View:
     """Exactly what one player may see, seats relative (index 0 is this player; ``player`` is
     its absolute seat): its own hand; the pending group of the player to move; the spread
     discard pile; the stock's size and every hand's size; the cards each seat took from the
-    pile and still holds; the table melds with each card's credited seat; the turn's target
-    and banned card; the turn, hand and reshuffle counters; the match totals and, once over,
-    the winners and whether a cap cut the episode; the finished hands' results (as the infos
-    give them: seats absolute); the daily deal's date; the rules options; and, on its turn,
-    its legal actions."""
+    pile or showed in a cancelled group and still holds; the table melds with each card's
+    credited seat; the turn's target and banned card; the turn, hand and reshuffle counters;
+    the match totals and, once over, the winners and whether a cap cut the episode; the
+    finished hands' results (as the infos give them: seats absolute); the daily deal's date;
+    the rules options; and, on its turn, its legal actions."""
 
     player: int
     num_players: int
@@ -46,7 +46,7 @@ class Rummy500View:
     discard_pile: tuple[int, ...]  # bottom first
     stock_size: int
     hand_sizes: tuple[int, ...]
-    known: tuple[tuple[int, ...], ...]  # cards each seat took from the pile and still holds
+    known: tuple[tuple[int, ...], ...]  # cards each seat took from the pile or showed, and still holds
     melds: tuple[MeldView, ...]
     target: int | None  # the card that must go on the table before the discard
     banned: int | None  # the card that may not be discarded this turn
