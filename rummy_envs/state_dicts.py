@@ -304,8 +304,8 @@ def check_playable(state: Any) -> None:
     legal actions finishes the turn (another seat comes to move, or the game ends): no legal
     action can lead into a position where nothing is legal. A depth-first search over
     clones, each position's actions tried in id order (every engine numbers its plain ways
-    on, such as a draw, a pass or a declined meld, before the cards' many), that never
-    enters the same view of the mover twice. An undo (the state's ``UNDO_ACTIONS``: Rummy
+    on, such as a draw, a pass or a declined meld, before the cards' many); in a game with
+    undos it never enters the same view of the mover twice. An undo (the state's ``UNDO_ACTIONS``: Rummy
     500's CANCEL, Manipulation's ABORT) leads back to a position the line already passed
     (only its turn counter moved on), so a line uses one at most; it is tried first, as
     putting a group or commit back is the short way out of a half-built one. The state
@@ -322,7 +322,9 @@ def check_playable(state: Any) -> None:
         return iter([*(a for a in actions if a in undo_actions and not undone),
                      *(a for a in actions if a not in undo_actions)])
 
-    stack, seen = [(state, False, ways_on(state, False))], {state.player_view(player)}
+    # only a game with undos can come back to a position: the others skip the views' cost
+    seen = {state.player_view(player)} if undo_actions else set()
+    stack, visited = [(state, False, ways_on(state, False))], 0
     while stack:
         position, undone, actions = stack[-1]
         action = next(actions, None)
@@ -333,12 +335,14 @@ def check_playable(state: Any) -> None:
         after.apply(action)
         if after.is_terminal() or after.current_player != player:
             return
-        view = after.player_view(player)
-        if view in seen:
-            continue
-        if len(seen) >= TURN_SEARCH_LIMIT:
+        if undo_actions:
+            view = after.player_view(player)
+            if view in seen:
+                continue
+            seen.add(view)
+        visited += 1
+        if visited >= TURN_SEARCH_LIMIT:
             return
-        seen.add(view)
         undone = undone or action in undo_actions
         stack.append((after, undone, ways_on(after, undone)))
     raise field_error("phase", f"player {player} cannot finish the turn begun in phase {phase}: every sequence of "
