@@ -304,12 +304,12 @@ def check_playable(state: Any) -> None:
     legal actions finishes the turn (another seat comes to move, or the game ends): no legal
     action can lead into a position where nothing is legal. A depth-first search over
     clones, each position's actions tried in id order (every engine numbers its plain ways
-    on, such as a draw, a pass or a declined meld, before the cards' many); in a game with
-    undos it never enters the same view of the mover twice. An undo (the state's ``UNDO_ACTIONS``: Rummy
-    500's CANCEL, Manipulation's ABORT) leads back to a position the line already passed
-    (only its turn counter moved on), so a line uses one at most; it is tried first, as
-    putting a group or commit back is the short way out of a half-built one. The state
-    itself is not changed."""
+    on, such as a draw, a pass or a declined meld, before the cards' many). An undo (the
+    state's ``UNDO_ACTIONS``: Rummy 500's CANCEL, Manipulation's ABORT) leads back to a
+    position the line already passed (only its turn counter moved on), so a line uses one
+    at most; it is tried first, as putting a group or commit back is the short way out of
+    a half-built one; and in a game with undos the search never enters the same view of
+    the mover twice. The state itself is not changed."""
     if state.is_terminal():
         return
     player, phase = state.current_player, state.phase.name

@@ -2,7 +2,10 @@
 per game (tests/fixtures/before_package_split.json) replay and load exactly as they did:
 the same final state dict and returns, the same legal actions and the same observations
 and masks for every seat. Only public entry points are used, so the test outlives any
-reorganisation of the modules behind them."""
+reorganisation of the modules behind them. One rule change since is recorded on purpose:
+in Rummy 500 a group shown and put back with CANCEL became known cards, so the final
+``known`` of the two Rummy 500 logs that cancel a group is the one the engine now gives
+(everything else, and the returns, as recorded)."""
 
 from __future__ import annotations
 
