@@ -244,6 +244,8 @@ def gin_cases() -> dict[str, Case]:
         "over_with_a_mover": Case(KNOCKED_OVER, edit("current_player", 0), "current_player"),
         "playing_without_a_mover": Case(DRAW, edit("current_player", -1), "current_player"),
         "dealer_offered_first": Case(DEALT, edit("current_player", 1), "current_player"),
+        "a_first_hand_dealt_by_another_seat": Case(DEALT, lambda d: changed(d, first_dealer=1 - d["dealer"]),
+                                                   "first_dealer"),
         "non_dealer_offered_second": Case(OFFER_D, edit("current_player", 0), "current_player"),
         "dealer_forced_to_draw": Case(FORCED, edit("current_player", 1), "current_player"),
         # knock fields

@@ -186,6 +186,8 @@ class GinStateDict(GinRules):
         if phase in _OFFERS and p != (self.dealer if phase == Phase.OFFER_D else 1 - self.dealer):
             raise field_error(["current_player", "dealer"], f"in {phase.name} the "
                               f"{'dealer' if phase == Phase.OFFER_D else 'non-dealer'} moves")
+        if self.hand_index == 0 and self.first_dealer != self.dealer:
+            raise field_error(["first_dealer", "dealer"], "the first hand is dealt by the first dealer")
         self._check_knock_fields()
         sizes = [h.bit_count() for h in self.hands]
         expected = [HAND_SIZE, HAND_SIZE]
