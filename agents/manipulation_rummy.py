@@ -367,3 +367,11 @@ def out_chance(view: ManipulationView) -> float:
         if goes_out(drawn):
             chance += unseen[card]
     return chance / total
+
+
+def leaf_value(state: M.ManipulationState) -> list[float]:
+    """Minus each seat's hand value, centred: the search's estimate of a rollout cut short
+    (the cards still held are what a hand costs)."""
+    values = [-state.player_view(p).hand_value for p in range(state.config.num_players)]
+    mean = sum(values) / len(values)
+    return [v - mean for v in values]

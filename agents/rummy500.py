@@ -906,3 +906,34 @@ class Rummy500HeuristicAgent(_Rummy500Agent):
             return (-kept + reading.danger(card), -card_value(card, view.rules.joker_value), -card)
 
         return R.DISCARD + min(choices, key=loss)
+
+
+def meld_card_points(meld: R.MeldView, index: int, joker_value: int) -> int:
+    """Points of the card at ``index`` of a table meld: a joker its value, an ace at the low
+    end of a sequence 1, any other card its rank's points."""
+    identity = meld.cards[index]
+    if identity in meld.jokers:
+        return joker_value
+    rank = identity % NUM_RANKS
+    low_ace = rank == 0 and not meld.is_set and index == 0 and len(meld.cards) > 1 and meld.cards[1] % NUM_RANKS == 1
+    return 1 if low_ace else POINTS[rank]
+
+
+def hand_score_now(view: Rummy500View) -> int:
+    """The seat's score for the hand if it ended now: its credited table points less the
+    points left in its hand (and, on its turn, in the group it is showing)."""
+    value = view.rules.joker_value
+    table = sum(meld_card_points(meld, i, value) for meld in view.melds for i, seat in enumerate(meld.credit)
+                if seat == 0)
+    held = sum(card_value(card, value) for card in view.hand)
+    if view.is_my_turn:
+        held += sum(card_value(card, value) for card in view.pending) + value * len(view.pending_jokers)
+    return table - held
+
+
+def leaf_value(state: R.Rummy500State) -> list[float]:
+    """Each seat's hand score if the hand ended now (``hand_score_now``), centred: the
+    search's estimate of a rollout cut short."""
+    scores = [hand_score_now(state.player_view(p)) for p in range(state.config.num_players)]
+    mean = sum(scores) / len(scores)
+    return [s - mean for s in scores]

@@ -58,6 +58,14 @@ OPTION_SETS = {
 }
 CASES = [(game, name, i) for game in OPTION_SETS for name in registered_agents(game)
          for i in range(len(OPTION_SETS[game]))]
+# Search agents play here with a budget small enough for the default suite (their own tests:
+# tests/test_search_agents.py), and in fewer games.
+SMALL_BUDGETS = {"ismcts": "ismcts:iterations=3,rollout_depth=6", "pimc": "pimc:iterations=1,rollout_depth=2,prior=None"}
+
+
+def agent(name, game, seed):
+    """``make_agent`` with a search agent's small test budget."""
+    return make_agent(SMALL_BUDGETS.get(name, name), game, seed)
 
 
 def seats_of(game, options):
@@ -100,10 +108,12 @@ def test_agents_pick_only_legal_actions(game, name, option_set):
     options = OPTION_SETS[game][option_set]
     seats = seats_of(game, options)
     games = (12 if options.get("episode") == "match" else 60) * 2 // seats  # fewer with more seats
+    if name in SMALL_BUDGETS:
+        games = max(2, games // 10)
     for seed in range(games):
         rivals = [name, registered_agents(game)[seed % len(registered_agents(game))]]
         rivals = rivals if seed % 2 else rivals[::-1]
-        play(game, options, [make_agent(rivals[s % 2], game, seed) for s in range(seats)], seed)
+        play(game, options, [agent(rivals[s % 2], game, seed) for s in range(seats)], seed)
 
 
 def blind_check(game, options, agents_by_seat, seeds):
@@ -135,9 +145,11 @@ def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
     options = OPTION_SETS[game][option_set]
     seats = range(seats_of(game, options))
     deals = (3 if options.get("episode") == "match" else 8) * 2 // len(seats)
+    if name in SMALL_BUDGETS:
+        deals = max(1, deals // 4)
     checked = played = 0
     while checked <= 50 and played < 4 * deals:  # more deals where games are short (random Least Count players)
-        checked += blind_check(game, options, lambda seed: [make_agent(name, game, seed + s) for s in seats],
+        checked += blind_check(game, options, lambda seed: [agent(name, game, seed + s) for s in seats],
                                range(played, played + deals))
         played += deals
     assert checked > 50
@@ -146,7 +158,7 @@ def test_agents_never_change_when_hidden_cards_change(game, name, option_set):
 @pytest.mark.parametrize(("game", "name"), sorted({(game, name) for game, name, _ in CASES}))
 def test_agents_are_reproducible_from_their_seed(game, name):
     seats = range(seats_of(game, {}))
-    runs = [play(game, {}, [make_agent(name, game, 3 + s) for s in seats], seed=11) for _ in range(2)]
+    runs = [play(game, {}, [agent(name, game, 3 + s) for s in seats], seed=11) for _ in range(2)]
     assert runs[0] == runs[1]
 
 

@@ -28,7 +28,7 @@ OPTION_SETS = [
 
 
 def test_both_agents_are_registered():
-    assert registered_agents(GAME) == ["heuristic", "novice", "random"]
+    assert registered_agents(GAME) == ["heuristic", "ismcts", "novice", "pimc", "random"]
     assert isinstance(make_agent("novice", GAME, 0), ManipulationNoviceAgent)
     assert isinstance(make_agent("heuristic", GAME, 0), ManipulationHeuristicAgent)
 

@@ -1,0 +1,384 @@
+"""Search agents over determinizations of a seat's information set: single-observer
+information-set MCTS (``ismcts``) and flat determinized Monte Carlo (``pimc``), for every game.
+
+Both see only what their seat may see: each iteration builds a full state from the seat's
+view with the engine's ``sample_from_view`` (the hidden cards dealt at random, consistently
+with everything the view holds) and plays on it with the engine's own ``clone``, ``apply``
+and ``legal_actions``. Nothing reads the true state.
+
+A world is played out by a *rollout*: uniformly random moves, or the moves of a bundled
+agent (``rollout="novice"``), until the hand ends (in a match, the end of the current hand:
+the search plays each hand for its points) or ``rollout_depth`` decisions have been made; a
+game may add a *leaf value* (``LEAF_VALUES``: an estimate of each seat's payoff for the rest
+of the hand from the position, for example hand values) for a rollout cut short. The value of a
+world is each seat's payoff gained from the root: ``returns()`` at the end minus
+``returns()`` at the root, plus the leaf value.
+
+``ismcts`` (Cowling, Powley and Whitehouse's single-observer ISMCTS): one tree per
+decision, its nodes keyed by the sequence of actions from the root, shared by every
+determinization. At a node, only the actions legal in the current world compete; each child
+counts the times it was available, and the upper confidence bound uses that count in place of
+its parent's visits. Single-observer because every action of these games is public as an
+action id (a draw from the stock says that a card was drawn, not which), so the seat's own
+tree is a faithful picture of what it can tell apart, and one tree shares all statistics.
+Progressive widening keeps wide nodes (Manipulation's placements, Rummy 500's picks) narrow:
+a node visited ``n`` times has at most ``widening * n ** 0.5`` children, so its visits go to
+few actions instead of one each to many.
+
+The budget is ``iterations`` per decision, or ``ms`` milliseconds per decision (then
+``iterations`` caps it too when given); with an iteration budget and a seed the agent is
+deterministic. The tree is dropped after every decision and holds at most ``max_nodes``
+nodes, so memory stays bounded over any tournament.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import rummy_envs
+from rummy_envs.games.base import GameState, PlayerView
+
+LeafValue = Callable[[GameState], list[float]]
+LEAF_VALUES: dict[str, LeafValue] = {}
+"""Per game: each seat's estimated payoff for the rest of the hand, for rollouts cut short."""
+
+ROLLOUT_POLICIES = ("random", "novice", "heuristic")
+
+GAME_DEFAULT: Any = object()
+"""The default of a search option: the game's setting in ``SETTINGS``."""
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "gin_rummy": {"iterations": 150, "rollout_depth": None},
+    "hollywood_gin": {"iterations": 150, "rollout_depth": None},
+    "least_count": {"iterations": 100, "rollout_depth": None},
+    "rummy500": {"iterations": 60, "rollout_depth": 24},
+    "manipulation_rummy": {"iterations": 20, "rollout_depth": 8},
+}
+"""Each game's default budget (``ismcts`` iterations a decision; ``pimc`` plays a tenth as
+many worlds, each with every legal move) and rollout length (None: to the end of the hand),
+chosen to stay within about 100 ms a decision on one core (docs/tournaments.md#the-search-agents);
+every game rolls out with its ``novice`` and keeps its ``heuristic``'s move unless another is
+better by 2.5 standard errors."""
+COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5}
+
+
+def state_class_of(game: str) -> type[GameState]:
+    """The engine state class of a game id (``rummy_envs.ENVS``)."""
+    if game not in rummy_envs.ENVS:
+        raise ValueError(f"unknown game {game!r}; the games are {', '.join(rummy_envs.ENVS)}")
+    return rummy_envs.ENVS[game].raw_env.state_class
+
+
+class _Node:
+    """A tree node: the action that led here, who chose it, its visits, the chooser's summed
+    value and how often the action was available when its parent was visited."""
+
+    __slots__ = ("mover", "visits", "total", "squares", "available", "children")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover
+        self.visits = 0
+        self.total = 0.0
+        self.squares = 0.0  # the chooser's summed squared value, for the root's confidence test
+        self.available = 0
+        self.children: dict[int, _Node] = {}
+
+
+class _SearchAgent:
+    """What both search agents share: the budget, the seeded random source, the rollouts."""
+
+    name = "search"
+
+    def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
+                 ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
+                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT) -> None:
+        self.state_class = state_class_of(game)
+        self.game = game
+        chosen = {"iterations": iterations, "rollout": rollout, "rollout_depth": rollout_depth, "prior": prior,
+                  "confidence": confidence}
+        defaults = {**COMMON_SETTINGS, **SETTINGS[game]}
+        if ms is not None and iterations is GAME_DEFAULT:
+            defaults["iterations"] = None  # a time budget alone is not capped
+        else:
+            defaults["iterations"] = max(1, defaults["iterations"] // self.iterations_divisor)
+        iterations, rollout, rollout_depth, prior, confidence = (
+            defaults[k] if v is GAME_DEFAULT else v for k, v in chosen.items())
+        _check_budget(iterations, ms)
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout={rollout!r} is not one of {', '.join(ROLLOUT_POLICIES)}")
+        if prior is not None and prior not in ROLLOUT_POLICIES[1:]:
+            raise ValueError(f"prior={prior!r} is not one of {', '.join(ROLLOUT_POLICIES[1:])} or None")
+        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int)
+                                          or rollout_depth < 1):
+            raise ValueError(f"rollout_depth={rollout_depth!r} is invalid; expected a whole number >= 1 or None")
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or confidence < 0:
+            raise ValueError(f"confidence={confidence!r} is invalid; expected a number >= 0")
+        self.confidence = float(confidence)
+        self.iterations = iterations
+        self.ms = ms
+        self.rollout = rollout
+        self.prior = prior
+        self.rollout_depth = rollout_depth
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self._policies: list[Any] = []  # the rollout agent of each seat
+        self._prior_agent: Any = None  # the agent whose move in the real position is the default
+        self.leaf_value = LEAF_VALUES.get(game)
+
+    iterations_divisor = 1  # the game's default iterations are divided by this
+
+    def reset(self) -> None:
+        """Nothing of a past decision is kept (each decision searches from scratch)."""
+        for policy in [*self._policies, self._prior_agent]:
+            if policy is not None:
+                policy.reset()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: PlayerView) -> int:
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if not legal:
+            raise ValueError(f"{self.name}.act called with an empty action mask (not this player's turn?)")
+        if len(legal) == 1:
+            return legal[0]
+        return self.choose(view, legal)
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        raise NotImplementedError
+
+    # -- the budget ------------------------------------------------------------------------
+    def _iterations(self) -> Callable[[int], bool]:
+        """A test ``more(done)``: may another iteration start after ``done``?"""
+        if self.ms is None:
+            return lambda done: done < self.iterations
+        deadline = time.perf_counter() + self.ms / 1000.0
+        cap = self.iterations if self.iterations is not None else math.inf
+        return lambda done: done < 1 or (done < cap and time.perf_counter() < deadline)
+
+    # -- worlds and rollouts -----------------------------------------------------------------
+    def world(self, view: PlayerView) -> GameState:
+        """A full state drawn from the view alone; its legal moves are the seat's."""
+        return self.state_class.sample_from_view(view, self.rng)
+
+    def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
+        """Each seat's payoff gained from the root when ``state`` is played on by the rollout
+        policy to the end of the hand (or ``rollout_depth`` moves, then the leaf value)."""
+        steps = 0
+        depth = self.rollout_depth
+        move = self._rollout_move
+        for policy in self._policies:  # a rollout is a new episode to them, started where the world stands
+            policy.reset()
+        while not state.is_terminal() and len(state.hand_results) == hands:
+            if depth is not None and steps >= depth:
+                gained = [r - b for r, b in zip(state.returns(), base)]
+                if self.leaf_value is not None:
+                    gained = [g + v for g, v in zip(gained, self.leaf_value(state))]
+                return gained
+            state.apply(move(state))
+            steps += 1
+        return [r - b for r, b in zip(state.returns(), base)]
+
+    def _rollout_move(self, state: GameState) -> int:
+        if self.rollout == "random":
+            legal = state.legal_actions()
+            return legal[int(self.rng.random() * len(legal))]
+        return self._agent_move(state)
+
+    def _default_move(self, view: PlayerView, legal: list[int]) -> int | None:
+        """The prior agent's move in the real position (the search keeps it unless another
+        move is clearly better); None without a prior."""
+        if self.prior is None:
+            return None
+        if self._prior_agent is None:
+            from agents.base import make_agent  # the registry imports this module
+            self._prior_agent = make_agent(self.prior, self.game, seed=self.seed)
+        mask = np.zeros(legal[-1] + 1, dtype=np.int8)
+        mask[legal] = 1
+        return int(self._prior_agent.act(None, mask, view))
+
+    def _agent_move(self, state: GameState) -> int:
+        """The move of the rollout agent of the seat to move (one agent object per seat)."""
+        player = state.current_player
+        while len(self._policies) <= player:
+            from agents.base import make_agent  # the registry imports this module
+            self._policies.append(make_agent(self.rollout, self.game, seed=self.rng.randrange(2**31)))
+        legal = state.legal_actions()
+        mask = np.zeros(legal[-1] + 1, dtype=np.int8)
+        mask[legal] = 1
+        return int(self._policies[player].act(None, mask, state.player_view(player)))
+
+
+def _variance(node: _Node) -> float:
+    mean = node.total / node.visits
+    return max(0.0, node.squares / node.visits - mean * mean) * node.visits / (node.visits - 1)
+
+
+def _check_budget(iterations: int | None, ms: float | None) -> None:
+    if iterations is None and ms is None:
+        raise ValueError("iterations=None needs a time budget (ms=...)")
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
+        raise ValueError(f"iterations={iterations!r} is invalid; expected a whole number >= 1")
+    if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
+        raise ValueError(f"ms={ms!r} is invalid; expected a number of milliseconds > 0")
+
+
+class ISMCTSAgent(_SearchAgent):
+    """Single-observer information-set MCTS (see the module docstring).
+
+    ``exploration`` is the UCB constant, on values scaled by the spread of the values seen
+    in this search; ``widening`` the progressive-widening factor (None: every legal action
+    may get a child at once); ``max_nodes`` bounds the tree (past it, iterations go on
+    without adding nodes)."""
+
+    name = "ismcts"
+
+    def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
+                 ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
+                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
+                 widening: float | None = 2.0, max_nodes: int = 200_000) -> None:
+        super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence)
+        if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) or exploration < 0:
+            raise ValueError(f"exploration={exploration!r} is invalid; expected a number >= 0")
+        if widening is not None and (isinstance(widening, bool) or not isinstance(widening, (int, float))
+                                     or not widening > 0):
+            raise ValueError(f"widening={widening!r} is invalid; expected a number > 0 or None")
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+            raise ValueError(f"max_nodes={max_nodes!r} is invalid; expected a whole number >= 1")
+        self.exploration = float(exploration)
+        self.widening = widening
+        self.max_nodes = max_nodes
+        self.last_search: dict[str, Any] = {}
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        root = _Node(view.player)
+        default = self._default_move(view, legal)
+        more = self._iterations()
+        nodes = 1
+        low, high = 0.0, 0.0  # the spread of the values seen, which scales exploration
+        done = 0
+        while more(done):
+            state = self.world(view)
+            base = state.returns()
+            hands = len(state.hand_results)
+            node, path = root, []
+            while not state.is_terminal() and len(state.hand_results) == hands:
+                moves = state.legal_actions()
+                mover = state.current_player
+                fresh = [a for a in moves if a not in node.children]
+                if fresh and nodes < self.max_nodes and self._may_widen(node):
+                    action = default if node is root and default in fresh else self._first_to_try(state, fresh)
+                    child = node.children[action] = _Node(mover)
+                    nodes += 1
+                    child.available += 1
+                    for a in moves:
+                        if a != action and a in node.children:
+                            node.children[a].available += 1
+                    state.apply(action)
+                    path.append(child)
+                    break
+                known = [(a, node.children[a]) for a in moves if a in node.children]
+                if not known:  # nothing to select (node budget spent): roll out from here
+                    break
+                action, child = self._select(known, high - low)
+                state.apply(action)
+                path.append(child)
+                node = child
+            value = self.play_out(state, base, hands)
+            low, high = min(low, *value), max(high, *value)
+            for child in path:
+                child.visits += 1
+                child.total += value[child.mover]
+                child.squares += value[child.mover] ** 2
+            root.visits += 1
+            done += 1
+        best = max(legal, key=lambda a: (root.children[a].visits, root.children[a].total)
+                   if a in root.children else (-1, 0.0))
+        if default is not None and default != best:
+            if self._clearly_better(root, best, default):
+                self._prior_agent.reset()  # its plans for the turn no longer hold
+            else:
+                best = default
+        self.last_search = {"iterations": done, "nodes": nodes,
+                            "visits": {a: c.visits for a, c in root.children.items()}}
+        return best
+
+    def _clearly_better(self, root: _Node, best: int, default: int) -> bool:
+        """Is ``best``'s mean above the default move's by more than ``confidence`` standard
+        errors of the difference (without two visits of each, nothing is clear)?"""
+        a, b = root.children[best], root.children.get(default)
+        if b is None or b.visits < 2 or a.visits < 2:
+            return False
+        gap = a.total / a.visits - b.total / b.visits
+        return gap > self.confidence * math.sqrt(_variance(a) / a.visits + _variance(b) / b.visits)
+
+    def _first_to_try(self, state: GameState, fresh: list[int]) -> int:
+        """The untried move to expand: the rollout agent's move when it is untried (so the
+        search starts from the agent's play and leaves it only on evidence), else a random one."""
+        if self.rollout != "random":
+            preferred = self._agent_move(state)
+            if preferred in fresh:
+                return preferred
+        return fresh[int(self.rng.random() * len(fresh))]
+
+    def _may_widen(self, node: _Node) -> bool:
+        return self.widening is None or len(node.children) < self.widening * math.sqrt(node.visits + 1)
+
+    def _select(self, known: list[tuple[int, _Node]], spread: float) -> tuple[int, _Node]:
+        """The child of the highest upper confidence bound among those legal here; each
+        counts this visit as one more time it was available."""
+        scale = self.exploration * (spread if spread > 0 else 1.0)
+        best, best_score = known[0], -math.inf
+        for pair in known:
+            child = pair[1]
+            child.available += 1
+            if child.visits == 0:
+                score = math.inf
+            else:
+                score = child.total / child.visits + scale * math.sqrt(math.log(child.available) / child.visits)
+            if score > best_score:
+                best, best_score = pair, score
+        return best
+
+
+class PIMCAgent(_SearchAgent):
+    """Flat determinized Monte Carlo (perfect-information Monte Carlo, or Monte Carlo policy
+    improvement of the rollout agent): each iteration draws a world and plays every legal
+    action in it, each followed by the rollout policy to the end of the hand; the action of
+    the best mean payoff over the worlds is played. Every action meets the same worlds, so
+    two actions are compared by their paired differences: with an agent rollout, its own move
+    is kept unless another beats it by more than ``confidence`` standard errors of the paired
+    difference. A reference that shows what the tree of ``ismcts`` adds."""
+
+    name = "pimc"
+    iterations_divisor = 10
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        outcomes: dict[int, list[float]] = {a: [] for a in legal}
+        more = self._iterations()
+        done = 0
+        while more(done):
+            state = self.world(view)
+            base = state.returns()
+            hands = len(state.hand_results)
+            for action in legal:
+                copy = state.clone()
+                copy.apply(action)
+                outcomes[action].append(self.play_out(copy, base, hands)[view.player])
+            done += 1
+        best = max(legal, key=lambda a: sum(outcomes[a]))
+        default = self._default_move(view, legal)
+        if default is None or default == best:
+            return best
+        gaps = [x - y for x, y in zip(outcomes[best], outcomes[default])]
+        if done < 2:
+            return default
+        mean = sum(gaps) / done
+        spread = math.sqrt(max(0.0, sum((g - mean) ** 2 for g in gaps) / (done - 1)) / done)
+        if mean > self.confidence * spread:
+            self._prior_agent.reset()  # its plans for the turn no longer hold
+            return best
+        return default

@@ -1,0 +1,190 @@
+"""The search agents of agents/search.py (``ismcts``, ``pimc``) beyond what every agent is
+tested for in tests/test_agents.py (legal moves, blind to hidden cards, reproducible): the
+budget and its options, the bounded tree, the statistics a search leaves, and choices that
+a search must get right."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import rummy_envs
+from agents import make_agent
+from agents.search import SETTINGS, ISMCTSAgent, PIMCAgent, state_class_of
+from rummy_envs import cards as C
+from rummy_envs.games.gin_rummy import state as G
+
+GAMES = list(rummy_envs.ENVS)
+
+
+def mask_of(state):
+    mask = np.zeros(max(state.legal_actions()) + 1, dtype=np.int8)
+    mask[state.legal_actions()] = 1
+    return mask
+
+
+def decision_points(game, count, seed=0, options=None):
+    """States of random play of ``game`` where the mover has a choice."""
+    env = rummy_envs.ENVS[game].raw_env(**(options or {}))
+    rng = random.Random(seed)
+    found = []
+    deal = 0
+    while len(found) < count:
+        state = env.state_class(env.config, seed * 100 + deal)
+        deal += 1
+        while not state.is_terminal() and len(found) < count:
+            legal = state.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.1:
+                found.append(state.clone())
+            state.apply(rng.choice(legal))
+    return found
+
+
+def bare(agent_class, game, **options):
+    """A search agent without a prior move, rolling out at random: the search alone."""
+    return agent_class(game, rollout="random", prior=None, **options)
+
+
+def choose(agent, state):
+    view = state.player_view(state.current_player)
+    return agent.act(None, mask_of(state), view)
+
+
+@pytest.mark.parametrize("bad, key", [
+    ("iterations=0", "iterations"), ("iterations=2.5", "iterations"), ("ms=0", "ms"), ("ms=True", "ms"),
+    ("rollout='expert'", "rollout"), ("rollout_depth=0", "rollout_depth"), ("exploration=-1", "exploration"),
+    ("widening=0", "widening"), ("max_nodes=0", "max_nodes"), ("depth=3", "depth"), ("prior='random'", "prior"),
+    ("confidence=-1", "confidence"), ("iterations=None", "iterations"),
+])
+def test_bad_options_are_refused_by_name(bad, key):
+    with pytest.raises(ValueError, match=key):
+        make_agent(f"ismcts:{bad}", "gin_rummy", 0)
+
+
+def test_an_unknown_game_is_refused():
+    with pytest.raises(ValueError, match="poker"):
+        state_class_of("poker")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_iteration_budget_is_spent_exactly_and_the_tree_stays_bounded(game):
+    for state in decision_points(game, 2, seed=1):
+        agent = bare(ISMCTSAgent, game, seed=0, iterations=9, rollout_depth=8)
+        assert choose(agent, state) in state.legal_actions()
+        assert agent.last_search["iterations"] == 9
+        assert sum(agent.last_search["visits"].values()) == 9, "every iteration passes through one root child"
+        small = bare(ISMCTSAgent, game, seed=0, iterations=30, rollout_depth=8, max_nodes=4)
+        assert choose(small, state) in state.legal_actions()
+        assert small.last_search["nodes"] <= 4
+
+
+def test_a_time_budget_always_runs_at_least_one_iteration():
+    state = decision_points("gin_rummy", 1)[0]
+    agent = ISMCTSAgent("gin_rummy", seed=0, ms=1e-6)
+    assert choose(agent, state) in state.legal_actions()
+    assert agent.last_search["iterations"] >= 1
+    capped = ISMCTSAgent("gin_rummy", seed=0, ms=60_000, iterations=5)
+    choose(capped, state)
+    assert capped.last_search["iterations"] == 5, "with both, the iteration count caps a time budget"
+
+
+def test_progressive_widening_keeps_wide_nodes_narrow():
+    """At a root with many moves, a node visited n times has at most widening * sqrt(n) children."""
+    state = next(s for s in decision_points("gin_rummy", 40, seed=2) if len(s.legal_actions()) >= 10)
+    narrow = bare(ISMCTSAgent, "gin_rummy", seed=0, iterations=16, widening=1.0)
+    choose(narrow, state)
+    assert len(narrow.last_search["visits"]) <= 1.0 * (16 ** 0.5) + 1
+    wide = bare(ISMCTSAgent, "gin_rummy", seed=0, iterations=16, widening=None)
+    choose(wide, state)
+    assert len(wide.last_search["visits"]) == min(16, len(state.legal_actions()))
+
+
+def gin_in_hand_after_the_draw():
+    """A gin hand: the non-dealer holds AS-4S, 5H-7H and 9C 9D 9H, both pass the upcard (KD)
+    and the non-dealer draws. Knocking with the drawn card is gin: at least 25 points."""
+    hand = C.parse("AS 2S 3S 4S 5H 6H 7H 9C 9D 9H")
+    dealer_hand = C.parse("KS QS JS KH QH JH 2C 4C 6C 8C")
+    upcard = C.parse_card("KD")
+    rest = [c for c in range(C.NUM_CARDS) if c not in hand + dealer_hand + [upcard]]
+    random.Random(0).shuffle(rest)
+    deck = [card for pair in zip(hand, dealer_hand) for card in pair] + [upcard] + rest
+    state = G.GinState(state_class_of("gin_rummy").config_class(), 0, deck, 0)
+    for action in (G.PASS, G.PASS, G.DRAW_STOCK):
+        state.apply(action)
+    assert state.phase == G.Phase.DISCARD and state.current_player == 1
+    drawn = (C.to_mask(state.player_view(1).hand) & ~C.to_mask(hand)).bit_length() - 1
+    return state, G.KNOCK + drawn
+
+
+@pytest.mark.parametrize("agent_class", [ISMCTSAgent, PIMCAgent])
+def test_a_search_goes_gin_when_it_can(agent_class):
+    state, gin = gin_in_hand_after_the_draw()
+    agent = bare(agent_class, "gin_rummy", seed=3, iterations=60 if agent_class is ISMCTSAgent else 4)
+    assert choose(agent, state) == gin
+
+
+def test_ismcts_spends_its_visits_on_the_sure_win():
+    state, gin = gin_in_hand_after_the_draw()
+    agent = bare(ISMCTSAgent, "gin_rummy", seed=3, iterations=200)
+    choose(agent, state)
+    visits = agent.last_search["visits"]
+    runner_up = max(v for a, v in visits.items() if a != gin)
+    assert visits[gin] > 2 * runner_up
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_same_budget_same_move_and_pimc_plays_every_game(game):
+    for state in decision_points(game, 3, seed=4):
+        first = choose(ISMCTSAgent(game, seed=7, iterations=12, rollout_depth=10), state)
+        assert first == choose(ISMCTSAgent(game, seed=7, iterations=12, rollout_depth=10), state)
+        assert choose(PIMCAgent(game, seed=7, iterations=1, rollout_depth=4), state) in state.legal_actions()
+
+
+def test_an_agent_rollout_policy_plays_each_seat_with_its_own_agent():
+    state = decision_points("least_count", 1, seed=5)[0]
+    agent = ISMCTSAgent("least_count", seed=1, iterations=6, rollout="novice", prior=None)
+    assert choose(agent, state) in state.legal_actions()
+    assert len(agent._policies) == state.config.num_players
+
+
+@pytest.mark.parametrize("options", [{}, {"num_jokers": 2}, {"num_players": 4}])
+def test_the_rummy500_leaf_value_reads_the_hand_score_off_each_view(options):
+    """A rollout cut short is scored as if the hand ended: each seat's credited table points
+    less its hand, read from its view, equal to the engine's count (the group the player to
+    move is showing is counted as held)."""
+    from agents.rummy500 import hand_score_now
+    checked = 0
+    for state in decision_points("rummy500", 60, seed=1, options=options):
+        for p in range(state.config.num_players):
+            view = state.player_view(p)
+            showing = view.is_my_turn and (view.pending or view.pending_jokers)
+            if not showing:
+                assert hand_score_now(view) == state.table_points()[p] - state.hand_points(p)
+                checked += 1
+    assert checked > 60
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_defaults_are_the_games_settings(game):
+    agent = make_agent("ismcts", game, 0)
+    assert agent.iterations == SETTINGS[game]["iterations"] and agent.rollout_depth == SETTINGS[game]["rollout_depth"]
+    assert (agent.rollout, agent.prior, agent.confidence) == ("novice", "heuristic", 2.5)
+    assert make_agent("pimc", game, 0).iterations == max(1, SETTINGS[game]["iterations"] // 10)
+    timed = make_agent("ismcts:ms=50", game, 0)
+    assert timed.iterations is None and timed.ms == 50
+
+
+@pytest.mark.parametrize("agent_class", [ISMCTSAgent, PIMCAgent])
+def test_the_prior_move_is_kept_unless_another_is_clearly_better(agent_class):
+    """With an unreachable confidence the search plays its prior's move everywhere; with none
+    it plays the search's own choice, which differs somewhere."""
+    heuristic = make_agent("heuristic", "gin_rummy", 0)
+    differs = 0
+    for state in decision_points("gin_rummy", 12, seed=6):
+        prior_move = choose(heuristic, state)
+        stubborn = agent_class("gin_rummy", seed=2, iterations=20, confidence=1e9)
+        assert choose(stubborn, state) == prior_move
+        differs += choose(agent_class("gin_rummy", seed=2, iterations=20, confidence=0), state) != prior_move
+    assert differs > 0
