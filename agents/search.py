@@ -54,11 +54,11 @@ GAME_DEFAULT: Any = object()
 """The default of a search option: the game's setting in ``SETTINGS``."""
 
 SETTINGS: dict[str, dict[str, Any]] = {
-    "gin_rummy": {"iterations": 150, "rollout_depth": None},
-    "hollywood_gin": {"iterations": 150, "rollout_depth": None},
-    "least_count": {"iterations": 100, "rollout_depth": None},
-    "rummy500": {"iterations": 60, "rollout_depth": 24},
-    "manipulation_rummy": {"iterations": 20, "rollout_depth": 8},
+    "gin_rummy": {"iterations": 80, "rollout_depth": None},
+    "hollywood_gin": {"iterations": 80, "rollout_depth": None},
+    "least_count": {"iterations": 120, "rollout_depth": None},
+    "rummy500": {"iterations": 40, "rollout_depth": 24},
+    "manipulation_rummy": {"iterations": 16, "rollout_depth": 8},
 }
 """Each game's default budget (``ismcts`` iterations a decision; ``pimc`` plays a tenth as
 many worlds, each with every legal move) and rollout length (None: to the end of the hand),

@@ -7,7 +7,7 @@ Run from the repository root::
 
 1. Games/s of one process playing whole hands through ``training.tournament.play_game``
    (the code path of a tournament: env, agents, rewards), for every pair of equal agents
-   of every game. The peer is RLCard's ``gin-rummy`` env with its bundled
+   of every game but the search agents (``bench_search`` times their decisions). The peer is RLCard's ``gin-rummy`` env with its bundled
    ``GinRummyNoviceRuleAgent`` in both seats (``env.run``), timed in the same run: our
    gin ``novice`` against it is the like-for-like ratio.
 2. The wall time of one tournament (random, novice, heuristic on gin_rummy, ``--deals``
@@ -30,6 +30,7 @@ from benchmarks.harness import write_section
 from training.tournament import deal_seed, parse_config, play_game, run_tournament
 
 BEGIN, END = "<!-- bench_tournament:begin -->", "<!-- bench_tournament:end -->"
+SEARCH_AGENTS = ("ismcts", "pimc")  # timed per decision by benchmarks/bench_search.py, not by whole games
 
 
 def games_per_second(game: str, agent: str, seconds: float) -> float:
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     for game in rummy_envs.ENVS:
-        for agent in registered_agents(game):
+        for agent in [name for name in registered_agents(game) if name not in SEARCH_AGENTS]:
             rate = games_per_second(game, agent, args.seconds)
             rows.append((game, agent, rate))
             print(f"{game} {agent} vs {agent}: {rate:,.1f} games/s")

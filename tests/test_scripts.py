@@ -62,3 +62,13 @@ def test_game_benchmark_smoke_run_replaces_its_own_section(module, tmp_path):
     assert "ours gin_rummy_v0.env()" in text or module == "bench_hollywood_gin"
     for phrase in expected:
         assert phrase in text, phrase
+
+
+def test_search_benchmark_smoke_run_writes_its_section(tmp_path):
+    from benchmarks import bench_search
+
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Results\n")
+    assert bench_search.main(["--smoke", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.count(bench_search.BEGIN) == 1 and "| gin_rummy | ismcts |" in text and "| least_count | pimc |" in text
