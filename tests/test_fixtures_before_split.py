@@ -2,10 +2,13 @@
 per game (tests/fixtures/before_package_split.json) replay and load exactly as they did:
 the same final state dict and returns, the same legal actions and the same observations
 and masks for every seat. Only public entry points are used, so the test outlives any
-reorganisation of the modules behind them. One rule change since is recorded on purpose:
+reorganisation of the modules behind them. Two rule changes since are recorded on purpose:
 in Rummy 500 a group shown and put back with CANCEL became known cards, so the final
 ``known`` of the two Rummy 500 logs that cancel a group is the one the engine now gives
-(everything else, and the returns, as recorded)."""
+(everything else, and the returns, as recorded); and in Manipulation Rummy the cards placed
+and taken back with ABORT became known cards, a new field of its state dicts, so its logs
+end, and its recorded dicts load, with the ``known`` the engine now gives (a dict written
+before has none: no card known)."""
 
 from __future__ import annotations
 

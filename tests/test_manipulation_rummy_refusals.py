@@ -241,6 +241,8 @@ CASES = {
     "a_card_missing": Case(MID, lambda d: changed(d, stock=d["stock"][1:]), "stock"),
     "a_card_twice": Case(MID, lambda d: changed(d, stock=d["stock"] + d["stock"][:1]), "stock"),
     "a_joker_over_the_identity_limit": Case(JOKER_HELD, edit("table_jokers", ["8S"]), "table_jokers"),
+    "a_known_card_not_in_its_hand": Case(MID, lambda d: changed(d, known=[d["stock"][:1], []]), "known[0]"),
+    "a_known_card_of_the_mover_neither_held_nor_placed": Case(PLACED_TWO, edit("known", [["KD"], []]), "known[0]"),
     # the seat to move against the phase
     "nobody_to_move_in_play": Case(MID, edit("current_player", -1), "current_player"),
     "a_seat_to_move_once_over": Case(OUT, edit("current_player", 0), "current_player"),

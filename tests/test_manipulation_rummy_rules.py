@@ -728,6 +728,32 @@ def test_samples_keep_a_commit_and_a_knock_decision_of_another_player():
             check_sample(state, B, rng)
 
 
+def test_cards_placed_and_taken_back_stay_known_in_that_hand():
+    """PLACE then ABORT shows the placed cards to everybody: every view lists them in the
+    placer's hand, both samplers keep them there (the draw after the abort adds a card the
+    others do not see), and a COMMIT that lays one down makes it known no longer."""
+    state = ManipulationState(ManipulationConfig(num_players=2), seed=1)
+    play(state, "PLACE(9D)", "ABORT")
+    nine = C.parse_card("9D")
+    assert state.known[A][nine] == 1
+    assert state.player_view(B).known == ((), (nine,)) and state.player_view(A).known == ((nine,), ())
+    rng = random.Random(3)
+    for _ in range(30):
+        for sample in (state.sample_determinization(B, rng), check_sample(state, B, rng)):
+            assert sample.hands[A][nine] >= 1 and sample.known == state.known
+    copy = ManipulationState.from_dict(state.to_dict())
+    assert copy.known == state.known and copy.player_view(B) == state.player_view(B)
+    later = scenario(["9D 9H 9S 2C", "2D 3D", "4H 5S"], num_players=3, num_decks=1)
+    play(later, "PLACE(9D)", "ABORT")  # then the second draw, and A melds again
+    assert later.player_view(B).known[2] == (nine,) and later.phase == Phase.MELD and later.current_player == A
+    play(later, "PLACE(9D)", "PLACE(9H)", "PLACE(9S)")
+    assert later.player_view(B).known[2] == (nine,), "in a commit, the hand as the commit began"
+    assert sampling.held_known(later.player_view(B), A) == []
+    assert ManipulationState.from_dict(later.to_dict()).known == later.known, "a placed card known as it began"
+    play(later, "COMMIT")
+    assert later.known[A][nine] == 0
+
+
 def zone_counts(states: list[ManipulationState], p: int) -> Counter:
     """How often each card lands in each hidden zone: another seat's hand, or the stock."""
     found: Counter = Counter()

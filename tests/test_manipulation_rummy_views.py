@@ -75,6 +75,7 @@ CHECKS: dict[str, Callable[[ManipulationState, int], Any]] = {
     "draws": lambda s, seat: s.draws,
     "table_ops": lambda s, seat: s.ops,
     "hand_sizes": lambda s, seat: relative([sum(hand) for hand in s.hands], s, seat),
+    "known": lambda s, seat: relative([ids(k) for k in s.known], s, seat),
     "stock_size": lambda s, seat: len(s.stock),
     "scores": lambda s, seat: relative(s.totals if s.final is None else s.final, s, seat),
     "rounds_won": lambda s, seat: relative(s.rounds_won, s, seat),

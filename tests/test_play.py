@@ -316,3 +316,10 @@ def test_the_screen_never_shows_the_opponents_hidden_cards(envs):
             seen["the opponent's melds or layoffs against my knock"] += game.knocker == human and bool(
                 game.defender_melds or game.layoffs)
     assert all(seen.values()), seen
+
+
+def test_a_person_plays_a_search_agent_with_its_budget(envs):
+    code, text = run(["gin_rummy", "--opponent", "ismcts:iterations=4", "--seat", "0", "--seed", "2",
+                      "--option", "knock_limit=30"])
+    assert code == 0 and envs[0].unwrapped.game.is_terminal()
+    assert re.search(r"^player_1 \(ismcts\): [A-Z_]+", text, re.MULTILINE)

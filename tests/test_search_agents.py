@@ -5,6 +5,7 @@ a search must get right."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -188,3 +189,34 @@ def test_the_prior_move_is_kept_unless_another_is_clearly_better(agent_class):
         assert choose(stubborn, state) == prior_move
         differs += choose(agent_class("gin_rummy", seed=2, iterations=20, confidence=0), state) != prior_move
     assert differs > 0
+
+
+SMALL = "ismcts:iterations=4,rollout_depth=6"
+
+
+def tournament(tmp_path, **changes):
+    from training.tournament import parse_config, run_tournament
+    config = {"game": "gin_rummy", "agents": {"search": SMALL, "heuristic": "heuristic"}, "deals": 2, "seed": 3,
+              "output_dir": str(tmp_path / "out"), "plots": False, "chunk_deals": 1, **changes}
+    return [json.dumps(r, sort_keys=True) for r in run_tournament(parse_config(config))]
+
+
+def test_a_search_agent_plays_tournaments_alike_on_one_or_two_workers_and_on_ray(tmp_path):
+    """With an iteration budget a search is a function of its seed and what it was shown, so
+    the tournament's games do not depend on where they are played."""
+    one = tournament(tmp_path / "1")
+    assert one == tournament(tmp_path / "2", workers=2)
+    pytest.importorskip("ray")
+    assert one == tournament(tmp_path / "ray", backend="ray", workers=2)
+
+
+def test_a_search_agent_is_an_opponent_of_the_single_seat_env():
+    from rummy_envs.wrappers import SingleAgentEnv
+    env = SingleAgentEnv("least_count", opponents=make_agent(SMALL, "least_count", 0), num_players=3)
+    observation, info = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        mask = env.action_masks()
+        observation, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            observation, info = env.reset()

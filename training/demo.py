@@ -1,6 +1,6 @@
 """The quick demo on embedded defaults (``python -m training``): for every game with
 agents, one hand rendered between the two strongest agents, then a small duplicate
-tournament of all of them (the shipped PPO policy included) with its leaderboard and
+tournament of all of them (the search agent on a small budget in the games of short hands) (the shipped PPO policy included) with its leaderboard and
 plots, then a speed summary.
 
 Runs in under a minute on 2 cores at its defaults; ``--help`` lists the knobs.
@@ -31,6 +31,12 @@ and its random seats wait on the table solver over large hands (docs/table_solve
 it plays the two-player game over a tenth of the deals (at least one)."""
 
 
+DEMO_SEARCH = "ismcts:iterations=8"
+"""The search agent of the demo: a tenth of its default budget or less, so the demo stays
+under a minute; it plays in the games whose hands are short (``SEARCH_GAMES``)."""
+SEARCH_GAMES = ("gin_rummy", "hollywood_gin", "least_count")
+
+
 def games_with_agents() -> list[str]:
     """Games that have more than the random agent."""
     return [g for g in rummy_envs.ENVS if set(registered_agents(g)) - {"random"}]
@@ -42,10 +48,13 @@ def shipped_policy(game: str) -> Path:
 
 
 def demo_agents(game: str) -> dict[str, str]:
-    """The built-in agents of ``game`` (label -> agent name), strongest first, with the
-    shipped PPO policy where the game has one."""
+    """The built-in agents of ``game`` (label -> agent name), strongest first (the search
+    agent, on a small budget, where hands are short), with the shipped PPO policy where the
+    game has one."""
     known = registered_agents(game)
     chosen = {name: name for name in STRENGTH_ORDER if name in known}
+    if game in SEARCH_GAMES and "ismcts" in known:
+        chosen = {"heuristic": chosen["heuristic"], "ismcts": DEMO_SEARCH, **chosen}
     if shipped_policy(game).exists():
         chosen["ppo"] = f"ppo:{shipped_policy(game)}"
     return chosen

@@ -105,6 +105,7 @@ class ManipulationRules:
         for i in range(n * HAND_SIZE):
             self.hands[(dealer + 1 + i) % n][order[i]] += 1
         self.sizes = [HAND_SIZE] * n
+        self.known = [[0] * NUM_IDS for _ in range(n)]  # copies every seat saw in a hand (``_abort``)
         self.stock = order[:n * HAND_SIZE - 1:-1]  # reversed: pop() draws the next card
         self.naturals = [0] * NUM_CARDS  # natural cards on the table, per id
         self.jokers_at = [0] * NUM_CARDS  # jokers on the table, per declared identity
@@ -267,18 +268,23 @@ class ManipulationRules:
 
     def _commit(self) -> None:
         """End the commit (legal: ``_meld_actions`` offered it) and the turn."""
+        known = self.known[self.current_player]
+        for card, k in enumerate(self.placed):  # the copies known to stay are fewer by those laid down
+            known[card] = max(0, known[card] - k)
         self._clear_commit()
         self.arrangement = tuple(tuple(meld) for meld in TS.arrange(self.table_counts(), self.max_copies))
         self._run(_END_OF_TURN)
 
     def _abort(self) -> None:
-        """Put the table and the hand back as they were before the commit, then draw (NO_MELD)."""
+        """Put the table and the hand back as they were before the commit, then draw (NO_MELD).
+        Every seat saw the cards placed: the hand is known to hold at least those copies."""
         p = self.current_player
-        hand = self.hands[p]
+        hand, known = self.hands[p], self.known[p]
         for card, k in enumerate(self.placed):
             if k:
                 hand[card] += k
                 self.sizes[p] += k
+                known[card] = max(known[card], k)
         self.naturals, self.jokers_at = self.start_naturals, self.start_jokers  # type: ignore[assignment]
         self._clear_commit()
         self._run(_DRAW)

@@ -96,25 +96,45 @@ def _counted_low_value_draw(pool: list[int], size: int, limit: int, rng: random.
     return hand
 
 
+def held_known(view: ManipulationView, seat: int) -> list[int]:
+    """The cards every seat knows ``seat`` (absolute) holds now: its known cards, less those
+    it has placed in the commit in progress."""
+    known = list(view.known[(seat - view.player) % view.num_players])
+    if view.to_move is not None and absolute_seat(view, view.to_move) == seat:
+        for card in view.placed:
+            if card in known:
+                known.remove(card)
+    return known
+
+
 def deal_hidden(view: ManipulationView, rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Every seat's hand (the viewer's as it is, the others of their sizes) and the stock
-    (top first), the hidden cards dealt at random; the hand of another player at a knock
-    decision is worth at most ``knock_limit``."""
+    (top first), the hidden cards dealt at random around the cards each hand is known to
+    hold (``held_known``); the hand of another player at a knock decision is worth at most
+    ``knock_limit``."""
     pool = hidden_cards(view)
     n, mover = view.num_players, (-1 if view.to_move is None else absolute_seat(view, view.to_move))
     sizes = [view.hand_sizes[(q - view.player) % n] for q in range(n)]
     hands: list[list[int]] = [[] for _ in range(n)]
+    for q in range(n):
+        if q != view.player:
+            hands[q] = held_known(view, q)
+            for card in hands[q]:
+                pool.remove(card)
     hands[view.player] = list(view.hand)
     dealt = {view.player}
     if mover not in dealt | {-1} and view.phase in (Phase.TURN_START, Phase.END_OF_TURN):
-        hands[mover] = low_value_draw(pool, sizes[mover], view.rules.knock_limit, rng)
-        for card in hands[mover]:
+        limit = view.rules.knock_limit - sum(CARD_VALUES[card] for card in hands[mover])
+        drawn = low_value_draw(pool, sizes[mover] - len(hands[mover]), limit, rng)
+        for card in drawn:
             pool.remove(card)
+        hands[mover] += drawn
         dealt.add(mover)
     rng.shuffle(pool)
     for q in range(n):
         if q not in dealt:
-            hands[q], pool = pool[:sizes[q]], pool[sizes[q]:]
+            k = sizes[q] - len(hands[q])
+            hands[q], pool = hands[q] + pool[:k], pool[k:]
     return hands, pool
 
 
@@ -149,6 +169,7 @@ def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[
         "current_player": -1 if view.to_move is None else absolute_seat(view, view.to_move),
         "draws": view.draws,
         "hands": hands,
+        "known": [list(view.known[(q - p) % n]) for q in range(n)],
         "stock": stock,
         "table_naturals": naturals,
         "table_jokers": list(view.table_jokers),

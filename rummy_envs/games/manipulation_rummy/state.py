@@ -151,6 +151,7 @@ class ManipulationState(ManipulationStateDict):
             draws=self.draws,
             table_ops=self.ops,
             hand_sizes=tuple(self.sizes[q] for q in seats),
+            known=tuple(tuple(cards_of(self.known[q])) for q in seats),
             stock_size=len(self.stock),
             scores=tuple(scores[q] for q in seats),
             rounds_won=tuple(self.rounds_won[q] for q in seats),
@@ -165,6 +166,7 @@ class ManipulationState(ManipulationStateDict):
         new = copy_with_lists(self, ("history", "hand_results", "totals", "rounds_won", "winners", "sizes", "stock",
                                      "naturals", "jokers_at", "placed", "spare"))
         new.hands = [list(h) for h in self.hands]
+        new.known = [list(k) for k in self.known]
         if self.in_commit:
             new.start_naturals, new.start_jokers = list(self.start_naturals), list(self.start_jokers)
         return new
@@ -195,16 +197,26 @@ class ManipulationState(ManipulationStateDict):
             others.remove(self.current_player)
         return self._redeal(others, rng)
 
+    def held_known(self, player: int) -> list[int]:
+        """The cards every seat knows ``player`` holds now (copies repeated): those it took
+        back with ABORT, less those it has placed in the commit in progress."""
+        placed = self.placed if player == self.current_player else [0] * len(self.placed)
+        return [card for card, (k, q) in enumerate(zip(self.known[player], placed)) for _ in range(max(0, k - q))]
+
     def _redeal(self, seats: list[int], rng: random.Random) -> ManipulationState:
-        """A copy whose ``seats`` get random hands of their sizes from their cards and the stock."""
+        """A copy whose ``seats`` get random hands of their sizes from their cards and the
+        stock, each keeping the cards known to be in it (``held_known``)."""
         pool = list(self.stock)
+        kept = {q: self.held_known(q) for q in seats}
         for q in seats:
             pool += self.hand_cards(q)
+            for card in kept[q]:
+                pool.remove(card)
         rng.shuffle(pool)
         new = self.clone()
         for q in seats:
-            k = self.sizes[q]
-            new.hands[q] = counts_of(pool[:k])
+            k = self.sizes[q] - len(kept[q])
+            new.hands[q] = counts_of(kept[q] + pool[:k])
             pool = pool[k:]
         new.stock = pool
         new._legal = None

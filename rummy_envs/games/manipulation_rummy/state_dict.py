@@ -22,7 +22,7 @@ from rummy_envs.state_dicts import (FORMAT_VERSION, Fields, card_count_error, ch
                                     read_options)
 
 STATE_KEYS = ("format_version", "game", "options", "seed", "initial_deck", "first_dealer", "round_index", "dealer",
-              "phase", "current_player", "draws", "hands", "stock", "table_naturals", "table_jokers", "commit",
+              "phase", "current_player", "draws", "hands", "known", "stock", "table_naturals", "table_jokers", "commit",
               "totals", "rounds_won", "final", "winners", "hand_results", "truncated", "history")
 COMMIT_KEYS = ("start_naturals", "start_jokers", "placed", "spare_naturals", "free_jokers", "ops")
 RESULT_KEYS = tuple(f.name for f in dataclasses.fields(RoundResult))
@@ -65,6 +65,7 @@ class ManipulationStateDict(ManipulationRules):
             "current_player": self.current_player,
             "draws": self.draws,
             "hands": [cards(self.hand_cards(q)) for q in range(self.n)],
+            "known": [cards(cards_of(k)) for k in self.known],
             "stock": cards(reversed(self.stock)),
             "table_naturals": cards(cards_of(self.naturals)),
             "table_jokers": cards(cards_of(self.jokers_at)),
@@ -140,6 +141,7 @@ class ManipulationStateDict(ManipulationRules):
         if problem := card_count_error(everything, cfg.full_deck()):
             raise field_error(["hands", "stock", "table_naturals", "table_jokers", "commit.free_jokers"], problem)
         self.hands = [counts_of(h) for h in hands]
+        self.known = [counts_of(k) for k in f.card_rows("known", n, [[]] * n, jokers=True)]
         self.sizes = [len(h) for h in hands]
         self.stock = stock[::-1]
         self.naturals, self.jokers_at = counts_of(naturals, NUM_CARDS), counts_of(jokers, NUM_CARDS)
@@ -179,6 +181,11 @@ class ManipulationStateDict(ManipulationRules):
             self._check_turn()
         elif self.in_commit:
             raise field_error("commit", "a finished game has no commit in progress")
+        for q in range(self.n):
+            before = map(add, self.hands[q], self.placed) if q == p and self.in_commit else self.hands[q]
+            if any(k > h for k, h in zip(self.known[q], before)):
+                raise field_error(f"known[{q}]", "the cards known in a hand are in it (for the player in a commit, "
+                                                 "in its hand as the commit began)")
         arranged = TS.arrange(counts, self.max_copies)
         if arranged is None:
             raise field_error(names, "the table is not legal: its cards form no groups and sequences")
