@@ -244,7 +244,10 @@ CARD = re.compile(r"(?:[A2-9TJQK][CDHS]|JK)")
 
 def value_fits(value: object, kind: str) -> bool:
     """Does a JSON value fit a documented type: ``int``, ``bool``, ``str``, ``dict``, ``card``,
-    ``cards`` (a list of cards), ``list of T``, ``[T, U]`` and ``T or null``?"""
+    ``cards`` (a list of cards), ``list of T`` (``list of (T or U)`` for mixed entries),
+    ``[T, U]`` and ``T or null``?"""
+    if kind.startswith("list of (") and kind.endswith(")"):
+        return isinstance(value, list) and all(value_fits(v, kind[len("list of ("):-1]) for v in value)
     if " or " in kind:
         return any(value_fits(value, part) for part in kind.split(" or "))
     if kind.startswith("list of "):

@@ -6,9 +6,10 @@ reorganisation of the modules behind them. Two rule changes since are recorded o
 in Rummy 500 a group shown and put back with CANCEL became known cards, so the final
 ``known`` of the two Rummy 500 logs that cancel a group is the one the engine now gives
 (everything else, and the returns, as recorded); and in Manipulation Rummy the cards placed
-and taken back with ABORT became known cards, a new field of its state dicts, so its logs
-end, and its recorded dicts load, with the ``known`` the engine now gives (a dict written
-before has none: no card known)."""
+and taken back with ABORT became known cards, and each hand's value against the knock limit
+as its turn ended is kept, two new fields of its state dicts, so its logs end, and its
+recorded dicts load, with the ``known`` and ``limit_seen`` the engine now gives (a dict
+written before has neither: no card known, nothing seen but a knock decision's hand)."""
 
 from __future__ import annotations
 

@@ -89,17 +89,20 @@ def check_state(s: ManipulationState) -> None:
 
 def hidden_variants(state: ManipulationState, p: int, rng: random.Random) -> list[tuple[str, dict]]:
     """State dicts that differ from ``state`` only in what player ``p`` cannot see: a card of
-    another hand swapped with a stock card, and the stock reordered. The hand of a player to
-    move whose turn shows something of it (a knock decision, a commit in progress) is left
-    alone: the variant could not reach that turn."""
+    another hand swapped with a stock card, and the stock reordered. A hand whose value or
+    cards ``p`` saw something of (a knock decision, a commit in progress, its value against
+    ``knock_limit`` as its turn ended: ``limited_hands``) is left alone, and so are the cards
+    known to be in a hand: the variant could not reach that position."""
     if state.is_terminal():
         return []
     d = state.to_dict()
     out: list[tuple[str, dict]] = []
-    others = [q for q in range(state.n) if q != p and not (q == state.current_player and state.mover_hand_is_limited(p))]
+    others = [q for q in range(state.n) if q != p and q not in state.limited_hands(p)]
     if others:
         q = rng.choice(others)
-        swappable = [x for x in sorted(set(d["hands"][q])) if any(y != x for y in d["stock"])]
+        known = set(state.held_known(q))
+        swappable = [x for x in sorted(set(d["hands"][q]))
+                     if any(y != x for y in d["stock"]) and C.parse_card(x) not in known]
         if swappable:
             v = contract.swap_with_stock(d, q, rng.choice(swappable), rng)
             out.append((f"swap a card of seat {q} with a stock card", v))

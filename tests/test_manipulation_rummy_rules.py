@@ -690,8 +690,8 @@ def check_sample(state: ManipulationState, p: int, rng: random.Random) -> Manipu
     assert sample.sizes == state.sizes and len(sample.stock) == len(state.stock)
     if state.current_player == p:
         assert sample.legal_actions() == state.legal_actions()
-    elif state.mover_hand_is_limited(p):
-        assert sample._mover_consistent()
+    elif state.limited_hands(p):
+        assert sample._hands_consistent(p)
     return sample
 
 
@@ -754,6 +754,29 @@ def test_cards_placed_and_taken_back_stay_known_in_that_hand():
     assert later.known[A][nine] == 0
 
 
+def test_a_hand_seen_against_the_knock_limit_as_its_turn_ended_stays_on_that_side():
+    """Whether KNOCK is offered at the end of a turn is public: a seat that declined it holds
+    a hand within knock_limit, one that was not offered it a hand above it, until it next
+    draws. Both samplers keep every hand on its side (with knock_limit=20 a seat that
+    declined holding 14 points used to be dealt hands worth more in about 4 samples of 10)."""
+    state = scenario(["5S 9C", "KS QS 9D", "4H 5H 8C"], phase="END_OF_TURN", num_players=3, knock_limit=20)
+    play(state, "END_TURN")  # seat 0 declined with 14 points; seat 1 draws: over 20, not offered
+    assert state.limit_seen[A] == "within" and state.player_view(B).limit_seen == (None, None, "within")
+    play(state, "NO_MELD", "NO_MELD")
+    assert state.limit_seen[B] == "above" and state.limit_seen[A] == "within"
+    rng = random.Random(5)
+    for viewer in (1, 2):
+        for _ in range(40):
+            for sample in (state.sample_determinization(viewer, rng), check_sample(state, viewer, rng)):
+                assert sample.hand_value(A) <= 20 and (viewer == B or sample.hand_value(B) > 20)
+    copy = ManipulationState.from_dict(state.to_dict())
+    assert copy.limit_seen == state.limit_seen and copy.player_view(2) == state.player_view(2)
+    start = scenario(["5S 9C", "KS QS 9D"], phase="TURN_START", draws=0, knock_timing="start_of_turn", knock_limit=20,
+                     num_players=2)
+    play(start, "DRAW")
+    assert start.limit_seen == [None, None], "a knock offered as a turn starts says nothing once the player draws"
+
+
 def zone_counts(states: list[ManipulationState], p: int) -> Counter:
     """How often each card lands in each hidden zone: another seat's hand, or the stock."""
     found: Counter = Counter()
@@ -782,14 +805,18 @@ def test_samples_deal_the_hidden_cards_as_determinizations_do(hands, phase):
         assert abs(a - b) <= 5 * max(1.0, ((a + b) / 2) ** 0.5 * 2 ** 0.5), (key, a, b)
 
 
-def test_a_low_value_draw_is_uniform_among_the_draws_within_the_limit():
+def test_a_value_draw_is_uniform_among_the_draws_within_its_bounds():
     pool = C.parse("AC AD 2C 3C 5H KS")  # within 4: AC AD, AC 2C, AD 2C, AC 3C, AD 3C
     rng = random.Random(3)
-    for draw in (sampling.low_value_draw, sampling._counted_low_value_draw):
-        seen = Counter(tuple(sorted(draw(pool, 2, 4, rng))) for _ in range(3000))
+    for draw in (sampling.value_draw, sampling._counted_draw):
+        seen = Counter(tuple(sorted(draw(pool, 2, rng, 4, 0))) for _ in range(3000))
         assert len(seen) == 5 and all(abs(k - 600) < 120 for k in seen.values()), seen
+        above = Counter(tuple(sorted(draw(pool, 2, rng, None, 9))) for _ in range(3000))  # 5H KS, 3C KS, ...
+        assert len(above) == 5 and all(abs(k - 600) < 120 for k in above.values()), above
     many = [card for card in range(52) for _ in range(2)]  # rejection almost never finds 5 cards within 6
-    hand = sampling.low_value_draw(many, 5, 6, rng)
+    hand = sampling.value_draw(many, 5, rng, most=6)
     assert len(hand) == 5 and sum(M.CARD_VALUES[c] for c in hand) <= 6
+    low = [card for card in many if M.CARD_VALUES[card] <= 2] + [51]  # only the KS makes 3 cards worth 12 or more
+    assert 51 in sampling.value_draw(low, 3, rng, least=12)
     with pytest.raises(ValueError, match="inconsistent"):
-        sampling._counted_low_value_draw(C.parse("KS QS"), 1, 5, rng)
+        sampling._counted_draw(C.parse("KS QS"), 1, rng, 5, 0)

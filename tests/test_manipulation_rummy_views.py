@@ -76,6 +76,7 @@ CHECKS: dict[str, Callable[[ManipulationState, int], Any]] = {
     "table_ops": lambda s, seat: s.ops,
     "hand_sizes": lambda s, seat: relative([sum(hand) for hand in s.hands], s, seat),
     "known": lambda s, seat: relative([ids(k) for k in s.known], s, seat),
+    "limit_seen": lambda s, seat: relative(s.limit_seen, s, seat),
     "stock_size": lambda s, seat: len(s.stock),
     "scores": lambda s, seat: relative(s.totals if s.final is None else s.final, s, seat),
     "rounds_won": lambda s, seat: relative(s.rounds_won, s, seat),
@@ -93,6 +94,10 @@ def check_views(s: ManipulationState) -> None:
         for name, expected in CHECKS.items():
             assert getattr(view, name) == expected(s, seat), f"seat {seat}, field {name}"
         assert tuple(sorted(c for meld in view.arrangement for c in meld)) == committed_table(s), f"seat {seat}"
+    for q, seen in enumerate(s.limit_seen):  # a hand seen against knock_limit as its turn ended is still on that side
+        value = sum(k * card_value(card) for card, k in enumerate(s.hands[q]))
+        assert seen is None or (s.config.knock_timing == "end_of_turn"
+                                and (seen == "within") == (value <= s.config.knock_limit)), (q, seen, value)
 
 
 def test_every_view_field_is_checked():

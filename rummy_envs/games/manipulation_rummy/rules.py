@@ -106,6 +106,7 @@ class ManipulationRules:
             self.hands[(dealer + 1 + i) % n][order[i]] += 1
         self.sizes = [HAND_SIZE] * n
         self.known = [[0] * NUM_IDS for _ in range(n)]  # copies every seat saw in a hand (``_abort``)
+        self.limit_seen: list[str | None] = [None] * n  # each hand against knock_limit as its turn ended
         self.stock = order[:n * HAND_SIZE - 1:-1]  # reversed: pop() draws the next card
         self.naturals = [0] * NUM_CARDS  # natural cards on the table, per id
         self.jokers_at = [0] * NUM_CARDS  # jokers on the table, per declared identity
@@ -142,19 +143,23 @@ class ManipulationRules:
                     continue
                 self.hands[p][self.stock.pop()] += 1
                 self.sizes[p] += 1
+                self.limit_seen[p] = None
                 self.draws += 1
                 if self.draws < cfg.max_draws:
                     self.phase = Phase.MELD
                     return
                 step = _END_OF_TURN  # no meld after the last draw
             elif step == _END_OF_TURN:
+                within = hand_value(self.hands[p]) <= cfg.knock_limit
                 if not self.sizes[p]:
                     step = self._end_round("out", p)
-                elif cfg.knock_timing == "end_of_turn" and hand_value(self.hands[p]) <= cfg.knock_limit:
+                    continue
+                if cfg.knock_timing == "end_of_turn":  # everybody sees whether KNOCK is offered
+                    self.limit_seen[p] = "within" if within else "above"
+                if cfg.knock_timing == "end_of_turn" and within:
                     self.phase = Phase.END_OF_TURN
                     return
-                else:
-                    step = _FINISH
+                step = _FINISH
             else:  # _FINISH
                 if cfg.stock_out_trigger == "last_card_drawn" and not self.stock:
                     step = self._end_round("stock_out")

@@ -3,8 +3,10 @@ the other hands and the stock (docs/manipulation_rummy.md#sampling).
 
 ``ManipulationState.sample_from_view`` deals with ``deal_hidden`` and reads the result
 with the checks of ``from_dict``; like ``sample_determinization`` it keeps what the view
-shows of the player to move: a knock decision (its hand is worth at most ``knock_limit``)
-and a commit in progress (its hand can still complete a legal COMMIT, checked by the state)."""
+shows of the hands: the cards known in them, a knock decision of the player to move (its
+hand is worth at most ``knock_limit``), each hand's value against ``knock_limit`` as its
+turn ended, and a commit in progress (its hand can still complete a legal COMMIT, checked
+by the state)."""
 
 from __future__ import annotations
 
@@ -42,57 +44,60 @@ def table_naturals(view: ManipulationView) -> list[int]:
     return naturals
 
 
-def low_value_draw(pool: list[int], size: int, limit: int, rng: random.Random) -> list[int]:
+def value_draw(pool: list[int], size: int, rng: random.Random, most: int | None = None, least: int = 0) -> list[int]:
     """``size`` cards of ``pool`` (copies are separate cards) drawn at random among the
-    draws worth at most ``limit`` in all, each such draw equally likely: by rejection, then,
-    if that keeps failing, by counting the draws (``_counted_low_value_draw``)."""
+    draws worth at least ``least`` and at most ``most`` (None: no bound) in all, each such
+    draw equally likely: by rejection, then, if that keeps failing, by counting the draws
+    (``_counted_draw``)."""
     for _ in range(DETERMINIZATION_TRIES):
         hand = rng.sample(pool, size)
-        if sum(CARD_VALUES[card] for card in hand) <= limit:
+        value = sum(CARD_VALUES[card] for card in hand)
+        if least <= value and (most is None or value <= most):
             return hand
-    return _counted_low_value_draw(pool, size, limit, rng)
+    return _counted_draw(pool, size, rng, most, least)
 
 
-def _counted_low_value_draw(pool: list[int], size: int, limit: int, rng: random.Random) -> list[int]:
-    """``low_value_draw`` exactly: choose how many cards of each value to draw, weighted by
-    the number of draws that choice leaves, then which cards of each value."""
+def _counted_draw(pool: list[int], size: int, rng: random.Random, most: int | None, least: int) -> list[int]:
+    """``value_draw`` exactly: choose how many cards of each value to draw, weighted by the
+    number of draws that choice leaves, then which cards of each value."""
     by_value: dict[int, list[int]] = {}
     for card in pool:
-        if CARD_VALUES[card] <= limit:
+        if most is None or CARD_VALUES[card] <= most:
             by_value.setdefault(CARD_VALUES[card], []).append(card)
     values = sorted(by_value)
     known: dict[tuple[int, int, int], int] = {}
 
-    def draws(i: int, cards: int, budget: int) -> int:
-        """The draws of ``cards`` cards worth at most ``budget`` from the values ``values[i:]``."""
+    def draws(i: int, cards: int, spent: int) -> int:
+        """The draws of ``cards`` more cards from the values ``values[i:]`` that bring a
+        hand worth ``spent`` so far within the bounds."""
         if not cards:
-            return 1
+            return int(spent >= least)
         if i == len(values):
             return 0
-        key = (i, cards, budget)
+        key = (i, cards, spent if most is not None else min(spent, least))
         if key not in known:
-            known[key] = sum(weight for _, weight in choices(i, cards, budget))
+            known[key] = sum(weight for _, weight in choices(i, cards, spent))
         return known[key]
 
-    def choices(i: int, cards: int, budget: int) -> list[tuple[int, int]]:
+    def choices(i: int, cards: int, spent: int) -> list[tuple[int, int]]:
         """(cards of value ``values[i]`` drawn, the draws that leaves) for each count."""
         value, available = values[i], len(by_value[values[i]])
-        return [(k, comb(available, k) * draws(i + 1, cards - k, budget - k * value))
-                for k in range(min(available, cards, budget // value) + 1)]
+        top = min(available, cards) if most is None else min(available, cards, (most - spent) // value)
+        return [(k, comb(available, k) * draws(i + 1, cards - k, spent + k * value)) for k in range(top + 1)]
 
-    if not draws(0, size, limit):
-        raise ValueError(f"no {size} of the unseen cards are worth at most {limit}: the view is inconsistent")
+    if not draws(0, size, 0):
+        raise ValueError(f"no {size} of the unseen cards are worth {least} to {most}: the view is inconsistent")
     hand: list[int] = []
-    cards, budget = size, limit
+    cards, spent = size, 0
     for i, value in enumerate(values):
-        options = choices(i, cards, budget)
+        options = choices(i, cards, spent)
         pick = rng.randrange(sum(weight for _, weight in options))
         for k, weight in options:
             if pick < weight:
                 break
             pick -= weight
         hand += rng.sample(by_value[value], k)
-        cards, budget = cards - k, budget - k * value
+        cards, spent = cards - k, spent + k * value
     return hand
 
 
@@ -107,35 +112,72 @@ def held_known(view: ManipulationView, seat: int) -> list[int]:
     return known
 
 
+def hand_bounds(view: ManipulationView) -> dict[int, tuple[int | None, int]]:
+    """``(most, least)`` values the view allows each other hand (absolute seats) that it
+    limits: within ``knock_limit`` for the player to move at a knock decision and for a hand
+    seen within it as its turn ended; above it for a hand seen above it."""
+    n, limit = view.num_players, view.rules.knock_limit
+    mover = -1 if view.to_move is None else absolute_seat(view, view.to_move)
+    bounds: dict[int, tuple[int | None, int]] = {}
+    for q in range(n):
+        seen = view.limit_seen[(q - view.player) % n]
+        if q == view.player:
+            continue
+        if (q == mover and view.phase in (Phase.TURN_START, Phase.END_OF_TURN)) or seen == "within":
+            bounds[q] = (limit, 0)
+        elif seen == "above":
+            bounds[q] = (None, limit + 1)
+    return bounds
+
+
+def _fits(hand: list[int], bound: tuple[int | None, int]) -> bool:
+    most, least = bound
+    value = sum(CARD_VALUES[card] for card in hand)
+    return value >= least and (most is None or value <= most)
+
+
 def deal_hidden(view: ManipulationView, rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Every seat's hand (the viewer's as it is, the others of their sizes) and the stock
     (top first), the hidden cards dealt at random around the cards each hand is known to
-    hold (``held_known``); the hand of another player at a knock decision is worth at most
-    ``knock_limit``."""
+    hold (``held_known``), each hand the view limits (``hand_bounds``) within its bounds:
+    whole deals are drawn until every bound holds, up to ``DETERMINIZATION_TRIES`` times
+    (each consistent deal equally likely, as ``sample_determinization`` redeals), then each
+    limited hand is drawn in turn among those within its bounds (``value_draw``)."""
     pool = hidden_cards(view)
-    n, mover = view.num_players, (-1 if view.to_move is None else absolute_seat(view, view.to_move))
+    n = view.num_players
     sizes = [view.hand_sizes[(q - view.player) % n] for q in range(n)]
-    hands: list[list[int]] = [[] for _ in range(n)]
+    kept: list[list[int]] = [[] for _ in range(n)]
     for q in range(n):
         if q != view.player:
-            hands[q] = held_known(view, q)
-            for card in hands[q]:
+            kept[q] = held_known(view, q)
+            for card in kept[q]:
                 pool.remove(card)
-    hands[view.player] = list(view.hand)
-    dealt = {view.player}
-    if mover not in dealt | {-1} and view.phase in (Phase.TURN_START, Phase.END_OF_TURN):
-        limit = view.rules.knock_limit - sum(CARD_VALUES[card] for card in hands[mover])
-        drawn = low_value_draw(pool, sizes[mover] - len(hands[mover]), limit, rng)
+    bounds = hand_bounds(view)
+    others = [q for q in range(n) if q != view.player]
+
+    def deal(cards: list[int], ready: dict[int, list[int]]) -> tuple[list[list[int]], list[int]]:
+        hands = [list(view.hand) if q == view.player else ready.get(q, []) for q in range(n)]
+        for q in others:
+            if q not in ready:
+                k = sizes[q] - len(kept[q])
+                hands[q], cards = kept[q] + cards[:k], cards[k:]
+        return hands, cards
+
+    for _ in range(DETERMINIZATION_TRIES if bounds else 1):
+        rng.shuffle(pool)
+        hands, stock = deal(pool, {})
+        if all(_fits(hands[q], bound) for q, bound in bounds.items()):
+            return hands, stock
+    ready: dict[int, list[int]] = {}
+    for q, (most, least) in bounds.items():
+        base = sum(CARD_VALUES[card] for card in kept[q])
+        drawn = value_draw(pool, sizes[q] - len(kept[q]), rng, None if most is None else most - base,
+                           max(0, least - base))
         for card in drawn:
             pool.remove(card)
-        hands[mover] += drawn
-        dealt.add(mover)
+        ready[q] = kept[q] + drawn
     rng.shuffle(pool)
-    for q in range(n):
-        if q not in dealt:
-            k = sizes[q] - len(hands[q])
-            hands[q], pool = hands[q] + pool[:k], pool[k:]
-    return hands, pool
+    return deal(pool, ready)
 
 
 def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[int]) -> dict[str, Any]:
@@ -170,6 +212,7 @@ def view_state_dict(view: ManipulationView, hands: list[list[int]], stock: list[
         "draws": view.draws,
         "hands": hands,
         "known": [list(view.known[(q - p) % n]) for q in range(n)],
+        "limit_seen": [view.limit_seen[(q - p) % n] for q in range(n)],
         "stock": stock,
         "table_naturals": naturals,
         "table_jokers": list(view.table_jokers),

@@ -152,6 +152,7 @@ class ManipulationState(ManipulationStateDict):
             table_ops=self.ops,
             hand_sizes=tuple(self.sizes[q] for q in seats),
             known=tuple(tuple(cards_of(self.known[q])) for q in seats),
+            limit_seen=tuple(self.limit_seen[q] for q in seats),
             stock_size=len(self.stock),
             scores=tuple(scores[q] for q in seats),
             rounds_won=tuple(self.rounds_won[q] for q in seats),
@@ -164,7 +165,7 @@ class ManipulationState(ManipulationStateDict):
     def clone(self) -> ManipulationState:
         """An independent copy (cheap: ints and short lists)."""
         new = copy_with_lists(self, ("history", "hand_results", "totals", "rounds_won", "winners", "sizes", "stock",
-                                     "naturals", "jokers_at", "placed", "spare"))
+                                     "naturals", "jokers_at", "placed", "spare", "limit_seen"))
         new.hands = [list(h) for h in self.hands]
         new.known = [list(k) for k in self.known]
         if self.in_commit:
@@ -177,24 +178,37 @@ class ManipulationState(ManipulationStateDict):
         progress shows that the hand can still complete a legal COMMIT."""
         return self.current_player not in (player, -1) and (self.phase != Phase.MELD or self.in_commit)
 
-    def _mover_consistent(self) -> bool:
-        """The hand of the player to move fits what ``mover_hand_is_limited`` says was seen."""
-        if self.phase == Phase.MELD:
-            return TS.commit_options(self.commit_problem()).feasible
-        return self.hand_value(self.current_player) <= self.config.knock_limit
+    def limited_hands(self, player: int) -> list[int]:
+        """The other seats whose hidden hands what ``player`` saw limits: the player to move
+        (``mover_hand_is_limited``) and every seat whose last turn ended with its hand seen
+        within ``knock_limit`` or above it (``limit_seen``), unchanged since."""
+        mover = [self.current_player] if self.mover_hand_is_limited(player) else []
+        return mover + [q for q in range(self.n) if q not in (player, *mover) and self.limit_seen[q]]
+
+    def _hands_consistent(self, player: int) -> bool:
+        """Every hand of ``limited_hands(player)`` fits what was seen of it."""
+        limit = self.config.knock_limit
+        for q in self.limited_hands(player):
+            if q == self.current_player and self.phase == Phase.MELD:
+                if not TS.commit_options(self.commit_problem()).feasible:
+                    return False
+            elif (self.hand_value(q) <= limit) != (self.limit_seen[q] != "above"):
+                return False
+        return True
 
     def sample_determinization(self, player: int, rng: random.Random) -> ManipulationState:
         """A copy in which every card hidden from ``player`` (the other hands and the stock
-        order) is redealt at random. A redeal that contradicts what was seen of the player to
-        move (``mover_hand_is_limited``) is drawn again, up to ``DETERMINIZATION_TRIES`` times;
-        then that player keeps its hand."""
+        order) is redealt at random. A redeal that contradicts what was seen of a hand
+        (``limited_hands``) is drawn again, up to ``DETERMINIZATION_TRIES`` times; then those
+        hands are kept and the others redealt."""
         others = [q for q in range(self.n) if q != player]
-        if self.mover_hand_is_limited(player):
+        limited = self.limited_hands(player)
+        if limited:
             for _ in range(DETERMINIZATION_TRIES):
                 new = self._redeal(others, rng)
-                if new._mover_consistent():
+                if new._hands_consistent(player):
                     return new
-            others.remove(self.current_player)
+            others = [q for q in others if q not in limited]
         return self._redeal(others, rng)
 
     def held_known(self, player: int) -> list[int]:
@@ -242,12 +256,12 @@ class ManipulationState(ManipulationStateDict):
         player to move decides."""
         hands, stock = deal_hidden(view, rng)
         state = cls._read_dict(view_state_dict(view, hands, stock))
-        if state.mover_hand_is_limited(view.player):
+        if state.limited_hands(view.player) and not state._hands_consistent(view.player):
             others = [q for q in range(state.n) if q != view.player]
             for _ in range(DETERMINIZATION_TRIES - 1):
-                if state._mover_consistent():
-                    break
-                state = state._redeal(others, rng)
+                candidate = state._redeal(others, rng)
+                if candidate._hands_consistent(view.player):
+                    return candidate
         return state
 
 

@@ -22,8 +22,9 @@ from rummy_envs.state_dicts import (FORMAT_VERSION, Fields, card_count_error, ch
                                     read_options)
 
 STATE_KEYS = ("format_version", "game", "options", "seed", "initial_deck", "first_dealer", "round_index", "dealer",
-              "phase", "current_player", "draws", "hands", "known", "stock", "table_naturals", "table_jokers", "commit",
+              "phase", "current_player", "draws", "hands", "known", "limit_seen", "stock", "table_naturals", "table_jokers", "commit",
               "totals", "rounds_won", "final", "winners", "hand_results", "truncated", "history")
+LIMIT_SEEN = (None, "within", "above")  # a hand against knock_limit as its turn ended (``limit_seen``)
 COMMIT_KEYS = ("start_naturals", "start_jokers", "placed", "spare_naturals", "free_jokers", "ops")
 RESULT_KEYS = tuple(f.name for f in dataclasses.fields(RoundResult))
 
@@ -66,6 +67,7 @@ class ManipulationStateDict(ManipulationRules):
             "draws": self.draws,
             "hands": [cards(self.hand_cards(q)) for q in range(self.n)],
             "known": [cards(cards_of(k)) for k in self.known],
+            "limit_seen": list(self.limit_seen),
             "stock": cards(reversed(self.stock)),
             "table_naturals": cards(cards_of(self.naturals)),
             "table_jokers": cards(cards_of(self.jokers_at)),
@@ -150,6 +152,12 @@ class ManipulationStateDict(ManipulationRules):
         self.current_player = f.integer("current_player", -1 if over else self.current_player, -1, n - 1,
                                         "the seat to move, -1 once the game is over")
         self.draws = f.integer("draws", self.draws, 0, cfg.max_draws, "draws of the player to move this turn")
+        deciding = self.phase == Phase.END_OF_TURN  # left out: the knock decision shows its hand within the limit
+        self.limit_seen = f.items("limit_seen", [("within" if deciding and q == self.current_player else None)
+                                                 for q in range(n)], length=n)
+        for q, seen in enumerate(self.limit_seen):
+            if seen not in LIMIT_SEEN:
+                raise f.error("limit_seen", f"entry {q}: expected null, 'within' or 'above', got {seen!r}")
         self.totals = f.integers("totals", [0] * n, n, 0, meaning="a seat's match total")
         self.rounds_won = f.integers("rounds_won", [0] * n, n, 0, meaning="rounds a seat has won")
         self.final = None if f.data.get("final") is None else f.integers("final", length=n, low=0)
@@ -181,6 +189,7 @@ class ManipulationStateDict(ManipulationRules):
             self._check_turn()
         elif self.in_commit:
             raise field_error("commit", "a finished game has no commit in progress")
+        self._check_limits_seen()
         for q in range(self.n):
             before = map(add, self.hands[q], self.placed) if q == p and self.in_commit else self.hands[q]
             if any(k > h for k, h in zip(self.known[q], before)):
@@ -191,6 +200,24 @@ class ManipulationStateDict(ManipulationRules):
             raise field_error(names, "the table is not legal: its cards form no groups and sequences")
         self.arrangement = tuple(tuple(meld) for meld in arranged)
         check_match(self)
+
+    def _check_limits_seen(self) -> None:
+        """Each hand seen against ``knock_limit`` as its turn ended is still on that side of
+        it; only the end-of-turn knock shows it, and the player to move in a meld decision
+        has drawn since its last turn ended."""
+        limit = self.config.knock_limit
+        for q, seen in enumerate(self.limit_seen):
+            if seen is None:
+                continue
+            if self.config.knock_timing != "end_of_turn":
+                raise field_error(["limit_seen", "options"], "only the end-of-turn knock shows a hand against "
+                                                             "knock_limit as a turn ends (knock_timing='end_of_turn')")
+            if (seen == "within") != (self.hand_value(q) <= limit):
+                raise field_error(["limit_seen", f"hands[{q}]"], f"hand {q} was seen {seen} knock_limit as its turn "
+                                                                 "ended and has not changed since")
+            if q == self.current_player and self.phase == Phase.MELD:
+                raise field_error(["limit_seen", "phase"], "the player to move in a meld decision has drawn since "
+                                                           "its last turn ended")
 
     def _check_turn(self) -> None:
         """The phase fits the options, the draws, the hand of the player to move and the

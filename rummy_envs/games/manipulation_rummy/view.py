@@ -14,8 +14,9 @@ class ManipulationView:
     hand; the whole table (every identity on it, which of them jokers hold, and the table
     as last committed, arranged); the commit in progress, which everybody watches; every
     hand's size and the cards each hand is known to hold (shown in a commit and taken back
-    with ABORT, counted in the hand as its commit began for the player in a commit), the
-    stock's size, the scores and rounds won; the turn (phase, seat to
+    with ABORT, counted in the hand as its commit began for the player in a commit) and
+    whether each hand was within ``knock_limit`` as its last turn ended (the knock was
+    offered or not), the stock's size, the scores and rounds won; the turn (phase, seat to
     move, draws); its legal actions when it is to move; and the rules options (``rules``).
     Nothing in it depends on a card hidden from the player, so ``sample_from_view`` can
     rebuild a whole state from it."""
@@ -38,6 +39,7 @@ class ManipulationView:
     table_ops: int  # placements in the commit in progress (0: no commit in progress)
     hand_sizes: tuple[int, ...]
     known: tuple[tuple[int, ...], ...]  # cards each seat took back with ABORT (as its commit began, for the mover)
+    limit_seen: tuple[str | None, ...]  # each hand "within" or "above" knock_limit as its turn ended, until it draws
     stock_size: int
     scores: tuple[int, ...]  # match totals (final totals once a match is over)
     rounds_won: tuple[int, ...]
