@@ -202,6 +202,7 @@ BAD_CONFIGS = [
     ({"ppo": {"momentum": 0.9}}, "'ppo.momentum'"),
     ({"self_play": {"opponents": {"grandmaster": 1.0}}}, "'self_play.opponents.grandmaster'"),
     ({"self_play": {"opponents": {"random": -1}}}, "'self_play.opponents.random'"),
+    ({"self_play": {"opponents": {"ismcts:iterations=0": 1.0}}}, "'self_play.opponents.ismcts:iterations=0'"),
     ({"self_play": {"opponents": {"random": 0}}}, "'self_play.opponents'"),
     ({"self_play": {"pool_size": 0}}, "'self_play.pool_size'"),
     ({"evaluation": {"opponents": ["random", "random"]}}, "'evaluation.opponents'"),
