@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -90,7 +91,7 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
-class _SearchAgent:
+class _SearchAgent(ABC):
     """What both search agents share: the budget, the seeded random source, the rollouts."""
 
     name = "search"
@@ -147,8 +148,9 @@ class _SearchAgent:
             return legal[0]
         return self.choose(view, legal)
 
+    @abstractmethod
     def choose(self, view: PlayerView, legal: list[int]) -> int:
-        raise NotImplementedError
+        """The move to play among ``legal`` (two or more), searched from ``view``."""
 
     # -- the budget ------------------------------------------------------------------------
     def _iterations(self) -> Callable[[int], bool]:
