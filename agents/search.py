@@ -6,8 +6,8 @@ view with the engine's ``sample_from_view`` (the hidden cards dealt at random, c
 with everything the view holds) and plays on it with the engine's own ``clone``, ``apply``
 and ``legal_actions``. Nothing reads the true state.
 
-A world is played out by a *rollout*: uniformly random moves, or the moves of a bundled
-agent (``rollout="novice"``), until the hand ends (in a match, the end of the current hand:
+A world is played out by a *rollout*: the moves of a bundled agent (``rollout="novice"``,
+the default) or uniformly random ones, until the hand ends (in a match, the end of the current hand:
 the search plays each hand for its points) or ``rollout_depth`` decisions have been made; a
 game may add a *leaf value* (``LEAF_VALUES``: an estimate of each seat's payoff for the rest
 of the hand from the position, for example hand values) for a rollout cut short. The value of a
@@ -22,13 +22,17 @@ its parent's visits. Single-observer because every action of these games is publ
 action id (a draw from the stock says that a card was drawn, not which), so the seat's own
 tree is a faithful picture of what it can tell apart, and one tree shares all statistics.
 Progressive widening keeps wide nodes (Manipulation's placements, Rummy 500's picks) narrow:
-a node visited ``n`` times has at most ``widening * n ** 0.5`` children, so its visits go to
+a node visited ``n`` times has at most ``widening * (n + 1) ** 0.5`` children, so its visits go to
 few actions instead of one each to many.
+
+A noisy search should not throw away a good move for a lucky one: each decision starts
+from the ``prior`` agent's move (the heuristic), which is expanded first and kept unless the
+search's choice beats it by ``confidence`` standard errors of the difference.
 
 The budget is ``iterations`` per decision, or ``ms`` milliseconds per decision (then
 ``iterations`` caps it too when given); with an iteration budget and a seed the agent is
-deterministic. The tree is dropped after every decision and holds at most ``max_nodes``
-nodes, so memory stays bounded over any tournament.
+deterministic. Each game's defaults are in ``SETTINGS``. The tree is dropped after every
+decision and holds at most ``max_nodes`` nodes, so memory stays bounded over any tournament.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import numpy as np
 
 import rummy_envs
 from rummy_envs.games.base import GameState, PlayerView
+from rummy_envs.options import check_choice, check_int
 
 LeafValue = Callable[[GameState], list[float]]
 LEAF_VALUES: dict[str, LeafValue] = {}
@@ -110,16 +115,17 @@ class _SearchAgent(ABC):
             defaults["iterations"] = max(1, defaults["iterations"] // self.iterations_divisor)
         iterations, rollout, rollout_depth, prior, confidence = (
             defaults[k] if v is GAME_DEFAULT else v for k, v in chosen.items())
-        _check_budget(iterations, ms)
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(f"rollout={rollout!r} is not one of {', '.join(ROLLOUT_POLICIES)}")
-        if prior is not None and prior not in ROLLOUT_POLICIES[1:]:
-            raise ValueError(f"prior={prior!r} is not one of {', '.join(ROLLOUT_POLICIES[1:])} or None")
-        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int)
-                                          or rollout_depth < 1):
-            raise ValueError(f"rollout_depth={rollout_depth!r} is invalid; expected a whole number >= 1 or None")
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or confidence < 0:
-            raise ValueError(f"confidence={confidence!r} is invalid; expected a number >= 0")
+        if iterations is None and ms is None:
+            raise ValueError("option iterations=None needs a time budget (ms=...)")
+        if iterations is not None:
+            check_int("iterations", iterations, 1)
+        if ms is not None:
+            check_number("ms", ms, 0, inclusive=False)
+        check_choice("rollout", rollout, ROLLOUT_POLICIES)
+        check_choice("prior", prior, (None, *ROLLOUT_POLICIES[1:]))
+        if rollout_depth is not None:
+            check_int("rollout_depth", rollout_depth, 1)
+        check_number("confidence", confidence, 0)
         self.confidence = float(confidence)
         self.iterations = iterations
         self.ms = ms
@@ -169,20 +175,17 @@ class _SearchAgent(ABC):
     def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
         """Each seat's payoff gained from the root when ``state`` is played on by the rollout
         policy to the end of the hand (or ``rollout_depth`` moves, then the leaf value)."""
-        steps = 0
-        depth = self.rollout_depth
-        move = self._rollout_move
+        steps, depth, move = 0, self.rollout_depth, self._rollout_move
         for policy in self._policies:  # a rollout is a new episode to them, started where the world stands
             policy.reset()
-        while not state.is_terminal() and len(state.hand_results) == hands:
-            if depth is not None and steps >= depth:
-                gained = [r - b for r, b in zip(state.returns(), base)]
-                if self.leaf_value is not None:
-                    gained = [g + v for g, v in zip(gained, self.leaf_value(state))]
-                return gained
+        while not state.is_terminal() and len(state.hand_results) == hands and (depth is None or steps < depth):
             state.apply(move(state))
             steps += 1
-        return [r - b for r, b in zip(state.returns(), base)]
+        gained = [r - b for r, b in zip(state.returns(), base)]
+        cut = not state.is_terminal() and len(state.hand_results) == hands
+        if cut and self.leaf_value is not None:
+            gained = [g + v for g, v in zip(gained, self.leaf_value(state))]
+        return gained
 
     def _rollout_move(self, state: GameState) -> int:
         if self.rollout == "random":
@@ -196,36 +199,38 @@ class _SearchAgent(ABC):
         if self.prior is None:
             return None
         if self._prior_agent is None:
-            from agents.base import make_agent  # the registry imports this module
-            self._prior_agent = make_agent(self.prior, self.game, seed=self.seed)
-        mask = np.zeros(legal[-1] + 1, dtype=np.int8)
-        mask[legal] = 1
-        return int(self._prior_agent.act(None, mask, view))
+            self._prior_agent = self._agent(self.prior, self.seed)
+        return int(self._prior_agent.act(None, mask_of(legal), view))
+
+    def _agent(self, name: str, seed: int | None) -> Any:
+        from agents.base import make_agent  # the registry imports this module
+
+        return make_agent(name, self.game, seed)
 
     def _agent_move(self, state: GameState) -> int:
         """The move of the rollout agent of the seat to move (one agent object per seat)."""
         player = state.current_player
         while len(self._policies) <= player:
-            from agents.base import make_agent  # the registry imports this module
-            self._policies.append(make_agent(self.rollout, self.game, seed=self.rng.randrange(2**31)))
-        legal = state.legal_actions()
-        mask = np.zeros(legal[-1] + 1, dtype=np.int8)
-        mask[legal] = 1
-        return int(self._policies[player].act(None, mask, state.player_view(player)))
+            self._policies.append(self._agent(self.rollout, self.rng.randrange(2**31)))
+        return int(self._policies[player].act(None, mask_of(state.legal_actions()), state.player_view(player)))
+
+
+def mask_of(legal: list[int]) -> np.ndarray:
+    """An action mask long enough for ``legal`` (sorted ids), 1 exactly on them."""
+    mask = np.zeros(legal[-1] + 1, dtype=np.int8)
+    mask[legal] = 1
+    return mask
+
+
+def check_number(name: str, value: Any, low: float, inclusive: bool = True) -> None:
+    """ValueError naming the option unless ``value`` is a number >= ``low`` (> when not inclusive)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low or (value == low and not inclusive):
+        raise ValueError(f"option {name}={value!r} is invalid; expected a number {'>=' if inclusive else '>'} {low}")
 
 
 def _variance(node: _Node) -> float:
     mean = node.total / node.visits
     return max(0.0, node.squares / node.visits - mean * mean) * node.visits / (node.visits - 1)
-
-
-def _check_budget(iterations: int | None, ms: float | None) -> None:
-    if iterations is None and ms is None:
-        raise ValueError("iterations=None needs a time budget (ms=...)")
-    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-        raise ValueError(f"iterations={iterations!r} is invalid; expected a whole number >= 1")
-    if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
-        raise ValueError(f"ms={ms!r} is invalid; expected a number of milliseconds > 0")
 
 
 class ISMCTSAgent(_SearchAgent):
@@ -243,13 +248,10 @@ class ISMCTSAgent(_SearchAgent):
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
                  widening: float | None = 2.0, max_nodes: int = 200_000) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence)
-        if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) or exploration < 0:
-            raise ValueError(f"exploration={exploration!r} is invalid; expected a number >= 0")
-        if widening is not None and (isinstance(widening, bool) or not isinstance(widening, (int, float))
-                                     or not widening > 0):
-            raise ValueError(f"widening={widening!r} is invalid; expected a number > 0 or None")
-        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-            raise ValueError(f"max_nodes={max_nodes!r} is invalid; expected a whole number >= 1")
+        check_number("exploration", exploration, 0)
+        if widening is not None:
+            check_number("widening", widening, 0, inclusive=False)
+        check_int("max_nodes", max_nodes, 1)
         self.exploration = float(exploration)
         self.widening = widening
         self.max_nodes = max_nodes

@@ -25,10 +25,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
-
 import rummy_envs
 from agents import make_agent
+from agents.search import mask_of
 from benchmarks.harness import machine_line, markers, write_section
 
 AGENTS = ("heuristic", "ismcts", "pimc")
@@ -49,21 +48,15 @@ def positions(game: str, count: int, seed: int = 0) -> list:
             player = state.current_player
             if len(legal) > 1 and rng.random() < 0.3:
                 found.append(state.clone())
-            state.apply(seats[player].act(None, _mask(legal), state.player_view(player)))
+            state.apply(seats[player].act(None, mask_of(legal), state.player_view(player)))
     return found
-
-
-def _mask(legal: list[int]) -> np.ndarray:
-    mask = np.zeros(legal[-1] + 1, dtype=np.int8)
-    mask[legal] = 1
-    return mask
 
 
 def decide(name: str, game: str, state, seed: int) -> float:
     """Seconds one fresh agent takes to pick a move in ``state``."""
     agent = make_agent(name, game, seed)
     player = state.current_player
-    view, mask = state.player_view(player), _mask(state.legal_actions())
+    view, mask = state.player_view(player), mask_of(state.legal_actions())
     start = time.perf_counter()
     agent.act(None, mask, view)
     return time.perf_counter() - start
@@ -74,7 +67,7 @@ def peak_memory(name: str, game: str, states: list) -> int:
     peak = 0
     for i, state in enumerate(states):
         agent = make_agent(name, game, i)
-        view, mask = state.player_view(state.current_player), _mask(state.legal_actions())
+        view, mask = state.player_view(state.current_player), mask_of(state.legal_actions())
         tracemalloc.start()
         agent.act(None, mask, view)
         peak = max(peak, tracemalloc.get_traced_memory()[1])

@@ -13,17 +13,11 @@ import pytest
 
 import rummy_envs
 from agents import make_agent
-from agents.search import SETTINGS, ISMCTSAgent, PIMCAgent, state_class_of
+from agents.search import SETTINGS, ISMCTSAgent, PIMCAgent, mask_of, state_class_of
 from rummy_envs import cards as C
 from rummy_envs.games.gin_rummy import state as G
 
 GAMES = list(rummy_envs.ENVS)
-
-
-def mask_of(state):
-    mask = np.zeros(max(state.legal_actions()) + 1, dtype=np.int8)
-    mask[state.legal_actions()] = 1
-    return mask
 
 
 def decision_points(game, count, seed=0, options=None):
@@ -50,7 +44,7 @@ def bare(agent_class, game, **options):
 
 def choose(agent, state):
     view = state.player_view(state.current_player)
-    return agent.act(None, mask_of(state), view)
+    return agent.act(None, mask_of(state.legal_actions()), view)
 
 
 @pytest.mark.parametrize("bad, key", [
