@@ -72,3 +72,12 @@ def test_search_benchmark_smoke_run_writes_its_section(tmp_path):
     assert bench_search.main(["--smoke", "--out", str(out)]) == 0
     text = out.read_text()
     assert text.count(bench_search.BEGIN) == 1 and "| gin_rummy | ismcts |" in text and "| least_count | pimc |" in text
+
+
+def test_search_budget_smoke_run_writes_its_table_and_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from benchmarks import search_budget
+
+    out, picture = tmp_path / "RESULTS.md", tmp_path / "budget.png"
+    assert search_budget.main(["--smoke", "--out", str(out), "--plot", str(picture)]) == 0
+    assert "| gin_rummy | 4 | heuristic |" in out.read_text() and picture.stat().st_size > 0
