@@ -30,3 +30,13 @@ def cards_of(counts: list[int] | tuple[int, ...]) -> list[int]:
 def hand_value(hand: list[int]) -> int:
     """Value of a hand of 53 counts: A = 1, 2-10 face value, J/Q/K = 10, joker 25."""
     return sum(k * v for k, v in zip(hand, CARD_VALUES) if k)
+
+
+def still_known(known: list[int] | tuple[int, ...], placed: list[int] | tuple[int, ...]) -> list[int]:
+    """The cards known to be in a hand (copies repeated) that are still in it when ``placed``
+    have gone down in the commit in progress: the known cards less the placed ones."""
+    left = list(known)
+    for card in placed:
+        if card in left:
+            left.remove(card)
+    return left

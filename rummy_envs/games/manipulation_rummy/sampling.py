@@ -17,7 +17,7 @@ from typing import Any
 
 from rummy_envs.games.base import unseen_pool
 from rummy_envs.games.manipulation_rummy.actions import Phase
-from rummy_envs.games.manipulation_rummy.counts import CARD_VALUES, JOKER
+from rummy_envs.games.manipulation_rummy.counts import CARD_VALUES, JOKER, still_known
 from rummy_envs.games.manipulation_rummy.view import ManipulationView
 
 DETERMINIZATION_TRIES = 200
@@ -104,12 +104,8 @@ def _counted_draw(pool: list[int], size: int, rng: random.Random, most: int | No
 def held_known(view: ManipulationView, seat: int) -> list[int]:
     """The cards every seat knows ``seat`` (absolute) holds now: its known cards, less those
     it has placed in the commit in progress."""
-    known = list(view.known[(seat - view.player) % view.num_players])
-    if view.to_move is not None and absolute_seat(view, view.to_move) == seat:
-        for card in view.placed:
-            if card in known:
-                known.remove(card)
-    return known
+    moving = view.to_move is not None and absolute_seat(view, view.to_move) == seat
+    return still_known(view.known[(seat - view.player) % view.num_players], view.placed if moving else ())
 
 
 def hand_bounds(view: ManipulationView) -> dict[int, tuple[int | None, int]]:

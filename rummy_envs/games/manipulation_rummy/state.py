@@ -23,7 +23,7 @@ from rummy_envs.games.manipulation_rummy.actions import (
     action_to_str,
     str_to_action,
 )
-from rummy_envs.games.manipulation_rummy.counts import cards_of, counts_of
+from rummy_envs.games.manipulation_rummy.counts import cards_of, counts_of, still_known
 from rummy_envs.games.manipulation_rummy.options import GAME, ManipulationConfig
 from rummy_envs.games.manipulation_rummy.rules import _BEGIN, _DRAW, _FINISH
 from rummy_envs.games.manipulation_rummy.sampling import DETERMINIZATION_TRIES, deal_hidden, view_state_dict
@@ -214,8 +214,7 @@ class ManipulationState(ManipulationStateDict):
     def held_known(self, player: int) -> list[int]:
         """The cards every seat knows ``player`` holds now (copies repeated): those it took
         back with ABORT, less those it has placed in the commit in progress."""
-        placed = self.placed if player == self.current_player else [0] * len(self.placed)
-        return [card for card, (k, q) in enumerate(zip(self.known[player], placed)) for _ in range(max(0, k - q))]
+        return still_known(cards_of(self.known[player]), cards_of(self.placed) if player == self.current_player else [])
 
     def _redeal(self, seats: list[int], rng: random.Random) -> ManipulationState:
         """A copy whose ``seats`` get random hands of their sizes from their cards and the
