@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         base = figures["heuristic"]["mean"]
         rows += [f"| {game} | {name} | {f['mean']:.1f} | {f['p95']:.1f} | {f['mean'] / base:.1f}x | {f['peak']:.0f} |"
                  for name, f in figures.items()]
-    lines = [BEGIN, "## Search agents (`python -m benchmarks.bench_search`)", "", header,
+    lines = [BEGIN, "## Search agents (`python -m benchmarks.bench_search`)", "", header, "",
              f"{count} positions a game from heuristic play, one fresh agent a decision at its default budget, "
              f"one process; peak memory traced over {memory} of them.", "",
              "| game | agent | ms/decision, mean | 95th percentile | mean / heuristic's | peak KiB |",

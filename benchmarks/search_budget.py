@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{alone['high']:+.2f}] | {time.perf_counter() - start:.0f} |")
             print(rows[-1])
     plot(results, args.plot)
-    lines = [BEGIN, "## Search strength against budget (`python -m benchmarks.search_budget`)", "", header,
+    lines = [BEGIN, "## Search strength against budget (`python -m benchmarks.search_budget`)", "", header, "",
              f"`ismcts` against `heuristic`, {deals} duplicate deals (seed {args.seed}) per row, one worker; margin "
              f"per game for `ismcts` with its 95% interval. Plot: `{args.plot}`.", "",
              "| game | iterations | prior | margin per game | seconds |", "|---|---:|---|---:|---:|", *rows, END]
