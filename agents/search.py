@@ -60,18 +60,21 @@ GAME_DEFAULT: Any = object()
 """The default of a search option: the game's setting in ``SETTINGS``."""
 
 SETTINGS: dict[str, dict[str, Any]] = {
-    "gin_rummy": {"iterations": 80, "rollout_depth": None},
-    "hollywood_gin": {"iterations": 80, "rollout_depth": None},
-    "least_count": {"iterations": 120, "rollout_depth": None},
-    "rummy500": {"iterations": 40, "rollout_depth": 24},
-    "manipulation_rummy": {"iterations": 16, "rollout_depth": 8},
+    "gin_rummy": {"iterations": 30, "rollout_depth": None},
+    "hollywood_gin": {"iterations": 30, "rollout_depth": None},
+    "least_count": {"iterations": 110, "rollout_depth": None},
+    "rummy500": {"iterations": 16, "rollout_depth": 24},
+    "manipulation_rummy": {"iterations": 8, "rollout_depth": 4},
 }
-"""Each game's default budget (``ismcts`` iterations a decision; ``pimc`` plays a tenth as
-many worlds, each with every legal move) and rollout length (None: to the end of the hand),
+"""Each game's default budget (``ismcts`` iterations a decision; ``pimc`` plays
+``MIN_SAMPLES`` worlds, each with every legal move) and rollout length (None: to the end of the hand),
 chosen to stay within about 100 ms a decision on one core (docs/tournaments.md#the-search-agents);
 every game rolls out with its ``novice`` and keeps its ``heuristic``'s move unless another is
 better by 2.5 standard errors."""
 COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5}
+MIN_SAMPLES = 8
+"""Values a move needs (and the prior's move too) before it may overrule the prior: a standard
+error from two or three rollouts is too unsure to test against."""
 
 
 def state_class_of(game: str) -> type[GameState]:
@@ -112,7 +115,7 @@ class _SearchAgent(ABC):
         if ms is not None and iterations is GAME_DEFAULT:
             defaults["iterations"] = None  # a time budget alone is not capped
         else:
-            defaults["iterations"] = max(1, defaults["iterations"] // self.iterations_divisor)
+            defaults["iterations"] = self.default_iterations(game)
         iterations, rollout, rollout_depth, prior, confidence = (
             defaults[k] if v is GAME_DEFAULT else v for k, v in chosen.items())
         if iterations is None and ms is None:
@@ -138,7 +141,9 @@ class _SearchAgent(ABC):
         self._prior_agent: Any = None  # the agent whose move in the real position is the default
         self.leaf_value = LEAF_VALUES.get(game)
 
-    iterations_divisor = 1  # the game's default iterations are divided by this
+    def default_iterations(self, game: str) -> int:
+        """The budget when none is given: the game's ``SETTINGS``."""
+        return SETTINGS[game]["iterations"]
 
     def reset(self) -> None:
         """Nothing of a past decision is kept (each decision searches from scratch)."""
@@ -312,9 +317,10 @@ class ISMCTSAgent(_SearchAgent):
 
     def _clearly_better(self, root: _Node, best: int, default: int) -> bool:
         """Is ``best``'s mean above the default move's by more than ``confidence`` standard
-        errors of the difference (without two visits of each, nothing is clear)?"""
+        errors of the difference (with fewer than ``MIN_SAMPLES`` visits of either, nothing is
+        clear)?"""
         a, b = root.children[best], root.children.get(default)
-        if b is None or b.visits < 2 or a.visits < 2:
+        if b is None or min(a.visits, b.visits) < MIN_SAMPLES:
             return False
         gap = a.total / a.visits - b.total / b.visits
         return gap > self.confidence * math.sqrt(_variance(a) / a.visits + _variance(b) / b.visits)
@@ -358,7 +364,11 @@ class PIMCAgent(_SearchAgent):
     difference. A reference that shows what the tree of ``ismcts`` adds."""
 
     name = "pimc"
-    iterations_divisor = 10
+
+    def default_iterations(self, game: str) -> int:
+        """``MIN_SAMPLES`` worlds, the fewest that may overrule the prior (every legal move is
+        rolled out in each, so the time a decision varies with the moves)."""
+        return MIN_SAMPLES
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         outcomes: dict[int, list[float]] = {a: [] for a in legal}
@@ -378,7 +388,7 @@ class PIMCAgent(_SearchAgent):
         if default is None or default == best:
             return best
         gaps = [x - y for x, y in zip(outcomes[best], outcomes[default])]
-        if done < 2:
+        if done < MIN_SAMPLES:
             return default
         mean = sum(gaps) / done
         spread = math.sqrt(max(0.0, sum((g - mean) ** 2 for g in gaps) / (done - 1)) / done)

@@ -65,6 +65,8 @@ def decide(name: str, game: str, state, seed: int) -> float:
 def peak_memory(name: str, game: str, states: list) -> int:
     """The largest peak of traced memory, in bytes, over one decision at each state."""
     peak = 0
+    if states:  # a first decision fills the engines' and agents' caches, which are not the search's
+        decide(name, game, states[0], 0)
     for i, state in enumerate(states):
         agent = make_agent(name, game, i)
         view, mask = state.player_view(state.current_player), mask_of(state.legal_actions())

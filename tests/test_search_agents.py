@@ -13,7 +13,7 @@ import pytest
 
 import rummy_envs
 from agents import make_agent
-from agents.search import SETTINGS, ISMCTSAgent, PIMCAgent, mask_of, state_class_of
+from agents.search import MIN_SAMPLES, SETTINGS, ISMCTSAgent, PIMCAgent, mask_of, state_class_of
 from rummy_envs import cards as C
 from rummy_envs.games.gin_rummy import state as G
 
@@ -166,7 +166,7 @@ def test_the_defaults_are_the_games_settings(game):
     agent = make_agent("ismcts", game, 0)
     assert agent.iterations == SETTINGS[game]["iterations"] and agent.rollout_depth == SETTINGS[game]["rollout_depth"]
     assert (agent.rollout, agent.prior, agent.confidence) == ("novice", "heuristic", 2.5)
-    assert make_agent("pimc", game, 0).iterations == max(1, SETTINGS[game]["iterations"] // 10)
+    assert make_agent("pimc", game, 0).iterations == MIN_SAMPLES
     timed = make_agent("ismcts:ms=50", game, 0)
     assert timed.iterations is None and timed.ms == 50
 
