@@ -32,8 +32,9 @@ it plays the two-player game over a tenth of the deals (at least one)."""
 
 
 DEMO_SEARCH = "ismcts:iterations=8"
-"""The search agent of the demo: a tenth of its default budget or less, so the demo stays
-under a minute; it plays in the games whose hands are short (``SEARCH_GAMES``)."""
+"""The search agent of the demo on a small budget (a quarter of gin's default, a fourteenth of
+Least Count's), so the demo stays under a minute; it plays in the games whose hands are short
+(``SEARCH_GAMES``)."""
 SEARCH_GAMES = ("gin_rummy", "hollywood_gin", "least_count")
 
 
