@@ -18,9 +18,13 @@ world is each seat's payoff gained from the root: ``returns()`` at the end minus
 decision, its nodes keyed by the sequence of actions from the root, shared by every
 determinization. At a node, only the actions legal in the current world compete; each child
 counts the times it was available, and the upper confidence bound uses that count in place of
-its parent's visits. Single-observer because every action of these games is public as an
-action id (a draw from the stock says that a card was drawn, not which), so the seat's own
-tree is a faithful picture of what it can tell apart, and one tree shares all statistics.
+its parent's visits. Single-observer: in four of the games an action id is the same public
+event in every world (a discard names its card; a draw from the stock says that a card was
+drawn, not which), so the seat's tree of action ids is a faithful picture of what it can
+tell apart, and one tree shares all statistics. In Least Count a discard names positions in
+the mover's sorted hand, so an opponent's discard id stands for different cards in
+different worlds: there an opponent's node pools different public events (its averages stay
+sound; the tree just cannot tell them apart).
 Progressive widening keeps wide nodes (Manipulation's placements, Rummy 500's picks) narrow:
 a node visited ``n`` times has at most ``widening * (n + 1) ** 0.5`` children, so its visits go to
 few actions instead of one each to many.
