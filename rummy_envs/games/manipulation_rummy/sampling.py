@@ -116,9 +116,9 @@ def hand_bounds(view: ManipulationView) -> dict[int, tuple[int | None, int]]:
     mover = -1 if view.to_move is None else absolute_seat(view, view.to_move)
     bounds: dict[int, tuple[int | None, int]] = {}
     for q in range(n):
-        seen = view.limit_seen[(q - view.player) % n]
         if q == view.player:
             continue
+        seen = view.limit_seen[(q - view.player) % n]
         if (q == mover and view.phase in (Phase.TURN_START, Phase.END_OF_TURN)) or seen == "within":
             bounds[q] = (limit, 0)
         elif seen == "above":
