@@ -1,6 +1,6 @@
 """The quick demo on embedded defaults (``python -m training``): for every game with
 agents, one hand rendered between the two strongest agents, then a small duplicate
-tournament of all of them (the search agent on a small budget in the games of short hands) (the shipped PPO policy included) with its leaderboard and
+tournament of all of them (in gin, the search agent on a small budget) (the shipped PPO policy included) with its leaderboard and
 plots, then a speed summary.
 
 Runs in under a minute on 2 cores at its defaults; ``--help`` lists the knobs.
@@ -32,10 +32,9 @@ it plays the two-player game over a tenth of the deals (at least one)."""
 
 
 DEMO_SEARCH = "ismcts:iterations=8"
-"""The search agent of the demo on a small budget (a quarter of gin's default, a fourteenth of
-Least Count's), so the demo stays under a minute; it plays in the games whose hands are short
-(``SEARCH_GAMES``)."""
-SEARCH_GAMES = ("gin_rummy", "hollywood_gin", "least_count")
+"""The search agent of the demo on a small budget (a quarter of its default), so the demo
+stays under a minute; it plays in gin only (``SEARCH_GAMES``)."""
+SEARCH_GAMES = ("gin_rummy",)
 
 
 def games_with_agents() -> list[str]:
@@ -49,9 +48,8 @@ def shipped_policy(game: str) -> Path:
 
 
 def demo_agents(game: str) -> dict[str, str]:
-    """The built-in agents of ``game`` (label -> agent name), strongest first (the search
-    agent, on a small budget, where hands are short), with the shipped PPO policy where the
-    game has one."""
+    """The built-in agents of ``game`` (label -> agent name), strongest first (in gin the search
+    agent, on a small budget), with the shipped PPO policy where the game has one."""
     known = registered_agents(game)
     chosen = {name: name for name in STRENGTH_ORDER if name in known}
     if game in SEARCH_GAMES and "ismcts" in known:
