@@ -197,3 +197,17 @@ def test_a_match_score_no_play_could_reach_is_refused():
     over = {**d, "phase": "GAME_OVER", "current_player": -1}
     with pytest.raises(ValueError, match="'match': the winner's total is more than one hand"):
         GinState.from_dict({**over, "match": {"totals": [10**9, 0], "wins": [9, 0], "winner": 0}})
+
+
+def test_a_recorded_hand_without_a_knocker_reads_as_none():
+    """A hand result may leave out ``knocker`` (a dead hand has none): it reads as -1, and the
+    dict is the same state as the one that wrote it."""
+    rng = random.Random(2)
+    state = GinState(GinConfig(episode="match", target_score=60), 4)
+    while not any(r.knocker == -1 for r in state.hand_results):
+        state.apply(rng.choice(state.legal_actions()))
+    d = state.to_dict()
+    for record in d["hand_results"]:
+        if record["knocker"] == -1:
+            del record["knocker"]
+    assert GinState.from_dict(d).to_dict() == state.to_dict()
