@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -52,7 +53,7 @@ import numpy as np
 
 import rummy_envs
 from rummy_envs.games.base import GameState, PlayerView
-from rummy_envs.options import check_choice, check_int
+from rummy_envs.options import check_choice, check_int, check_number
 
 LeafValue = Callable[[GameState], list[float]]
 LEAF_VALUES: dict[str, LeafValue] = {}
@@ -231,12 +232,6 @@ def mask_of(legal: list[int]) -> np.ndarray:
     return mask
 
 
-def check_number(name: str, value: Any, low: float, inclusive: bool = True) -> None:
-    """ValueError naming the option unless ``value`` is a number >= ``low`` (> when not inclusive)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low or (value == low and not inclusive):
-        raise ValueError(f"option {name}={value!r} is invalid; expected a number {'>=' if inclusive else '>'} {low}")
-
-
 def _variance(node: _Node) -> float:
     mean = node.total / node.visits
     return max(0.0, node.squares / node.visits - mean * mean) * node.visits / (node.visits - 1)
@@ -394,9 +389,7 @@ class PIMCAgent(_SearchAgent):
         gaps = [x - y for x, y in zip(outcomes[best], outcomes[default])]
         if done < MIN_SAMPLES:
             return default
-        mean = sum(gaps) / done
-        spread = math.sqrt(max(0.0, sum((g - mean) ** 2 for g in gaps) / (done - 1)) / done)
-        if mean > self.confidence * spread:
+        if statistics.fmean(gaps) > self.confidence * statistics.stdev(gaps) / math.sqrt(done):
             self._prior_agent.reset()  # its plans for the turn no longer hold
             return best
         return default

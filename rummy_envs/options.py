@@ -20,6 +20,13 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> None:
         raise ValueError(f"option {name}={value!r} is invalid; expected an integer {bound}")
 
 
+def check_number(name: str, value: Any, low: float, inclusive: bool = True) -> None:
+    """ValueError naming the option unless ``value`` is a number >= ``low`` (> when not
+    ``inclusive``); NaN is no number here."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= low if inclusive else value > low):
+        raise ValueError(f"option {name}={value!r} is invalid; expected a number {'>=' if inclusive else '>'} {low}")
+
+
 def check_bool(name: str, value: Any) -> None:
     """ValueError naming the option unless ``value`` is a bool."""
     if not isinstance(value, bool):

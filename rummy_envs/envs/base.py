@@ -44,7 +44,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from rummy_envs.cards import keyed_word
 from rummy_envs.errors import IllegalActionError, UnsupportedRenderModeError, action_id
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
-from rummy_envs.options import check_bool, check_choice, unknown_options_error
+from rummy_envs.options import check_bool, check_choice, check_number, unknown_options_error
 from rummy_envs.state_dicts import with_env_options
 
 
@@ -92,8 +92,7 @@ class RummyEnv(AECEnv, ABC):
             raise UnsupportedRenderModeError(f"option render_mode={render_mode!r} is invalid; choose one of "
                                              f"{', '.join(map(repr, self.metadata['render_modes']))}")
         check_choice("reward", reward, ("points", "win_loss"))
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"option reward_scale={reward_scale!r} is invalid; expected a number > 0")
+        check_number("reward_scale", reward_scale, 0, inclusive=False)
         check_choice("illegal_action", illegal_action, ("raise", "terminate"))
         check_bool("rich_info", rich_info)
         self.render_mode = render_mode
