@@ -103,6 +103,7 @@ class GameSpec:
     role: Callable[[Any, int], str] = lambda state, p: "to move" if state.current_player == p else "waiting"
     env_checks: Callable[[Any], StepChecks] = lambda env: StepChecks()
     leak_games: int = 6
+    determinization_games: int = 4  # games whose snapshots' determinizations are played on
     illegal_episodes: int = 6
     slow_contract: bool = False  # only PettingZoo's own checks in the default run, the rest under -m slow
 

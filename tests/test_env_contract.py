@@ -107,7 +107,7 @@ def test_sample_determinization_keeps_view_and_cards(spec, name):
 
 @pytest.mark.parametrize("spec, name", params(SPECS, "rule"))
 def test_sample_determinization_plays_on(spec, name):
-    contract.determinizations_play_on(spec, name, games=4)
+    contract.determinizations_play_on(spec, name, games=spec.determinization_games)
 
 
 @slow

@@ -665,7 +665,7 @@ def test_a_natural_placed_in_the_commit_may_free_a_joker_later():
 
 # -- states sampled from a seat's view ---------------------------------------------------------
 SAMPLE_OPTION_SETS = [  # (options, games played, samples played on to the end)
-    ({"num_players": 2}, 2, 2), ({}, 2, 1), ({"num_players": 5, "episode": "match", "target_score": 60}, 1, 0),
+    ({"num_players": 2}, 2, 2), ({}, 2, 1), ({"num_players": 5, "episode": "match", "target_score": 30}, 1, 0),
     ({"knock_timing": "start_of_turn", "knock_limit": 12, "stock_out_trigger": "last_card_drawn"}, 2, 1),
     ({"joker_identity_limit": "none", "num_jokers": 3, "max_draws": 2, "knock_limit": 9}, 2, 0),
 ]
