@@ -91,6 +91,13 @@ class NumpyPolicy:
             raise ValueError("the action mask is empty: no legal action (not this player's turn?)")
         return int(np.where(legal, self.logits(policy_input), -np.inf).argmax())
 
+    def best_actions(self, policy_inputs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``best_action`` of every row of a batch, in one forward pass."""
+        legal = np.asarray(action_masks).astype(bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("an action mask of the batch is empty: no legal action (not that player's turn?)")
+        return np.where(legal, self.logits(policy_inputs), -np.inf).argmax(axis=1)
+
     def check_layout(self) -> None:
         """Fail unless this package still builds the observation layout the policy was trained
         on (checked once per loaded policy)."""

@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
@@ -44,6 +45,21 @@ class Player(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: Any) -> int: ...
 
+
+@dataclass(frozen=True)
+class OpponentTurn:
+    """An opponent seat to move, as the ``*_turns`` generators of ``SingleAgentEnv`` yield it:
+    the player of that seat and what the seat observes (its view: ``env.aec_env.player_view(agent)``)."""
+
+    player: Player
+    agent: str
+    observation: np.ndarray
+    action_mask: np.ndarray
+
+
+StepResult = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
+Turns = Generator[OpponentTurn, int, Any]
+"""A reset or step in progress: it yields each opponent move it needs and is sent the action."""
 
 OpponentFactory = Callable[[np.random.Generator], Player]
 """Builds the player of one opponent seat for one episode from the env's random stream."""
@@ -155,6 +171,35 @@ class SingleAgentEnv(gymnasium.Env):
         """Deal a new episode and play the opponents up to the learner's first move.
 
         ``options`` go to the AEC env's reset (``deck``, ``dealer``, ``state``)."""
+        return self.play_turns(self.reset_turns(seed=seed, options=options))
+
+    def step(self, action: int) -> StepResult:
+        """The learner plays ``action``; the opponents play until its next move or the end.
+
+        The reward is the learner's own reward over that stretch. At the episode's end the
+        info holds the AEC env's info for the learner plus ``episode_return``, the learner's
+        total reward in the episode."""
+        return self.play_turns(self.step_turns(action))
+
+    # -- the same, one opponent move at a time ---------------------------------------------------
+    def play_turns(self, turns: Turns) -> Any:
+        """Run a ``reset_turns`` or ``step_turns`` generator to its end, each opponent acting
+        for itself; returns what ``reset`` or ``step`` returns."""
+        try:
+            turn = next(turns)
+            while True:
+                turn = turns.send(self.answer(turn))
+        except StopIteration as finished:
+            return finished.value
+
+    def answer(self, turn: OpponentTurn) -> int:
+        """The move of the opponent to move: its ``act`` on its observation, mask and view."""
+        return int(turn.player.act(turn.observation, turn.action_mask, self.aec_env.player_view(turn.agent)))
+
+    def reset_turns(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Turns:
+        """``reset`` as a generator that yields every opponent move it needs and is sent the
+        action, so that a driver may answer the moves of many envs together (one forward pass
+        of a policy for all of them); returns ``(observation, info)``."""
         super().reset(seed=seed)
         if seed is not None:
             self._episodes = 0
@@ -165,7 +210,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.learner = self.aec_env.possible_agents[seat]
             self.aec_env.reset(seed=int(self.np_random.integers(2**62)), options=options)
             self.seat_players = self._players_for_episode(seat)
-            self._episode_return, terminated, truncated = self._play_opponents()
+            self._episode_return, terminated, truncated = yield from self._opponent_turns()
             if not (terminated or truncated):
                 return self._observe(), {"learner_seat": seat}
             if options:
@@ -173,12 +218,8 @@ class SingleAgentEnv(gymnasium.Env):
         raise RuntimeError(f"{self.game}: the episode ended before the learning seat had a move "
                            f"({'with these reset options' if options else f'{MAX_REDEALS} deals in a row'})")
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """The learner plays ``action``; the opponents play until its next move or the end.
-
-        The reward is the learner's own reward over that stretch. At the episode's end the
-        info holds the AEC env's info for the learner plus ``episode_return``, the learner's
-        total reward in the episode."""
+    def step_turns(self, action: int) -> Turns:
+        """``step`` as a generator, as ``reset_turns``; returns what ``step`` returns."""
         env = self.aec_env
         if env.agent_selection != self.learner or self._learner_done():
             raise RuntimeError("step() called after the episode ended; call reset()")
@@ -187,7 +228,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._note_illegal_action(action)
         env.step(action)
         reward = float(env.rewards.get(self.learner, 0.0))
-        more, terminated, truncated = self._play_opponents()
+        more, terminated, truncated = yield from self._opponent_turns()
         reward += more
         self._episode_return += reward
         info = {}
@@ -230,9 +271,10 @@ class SingleAgentEnv(gymnasium.Env):
         env = self.aec_env
         return env.terminations[self.learner] or env.truncations[self.learner]
 
-    def _play_opponents(self) -> tuple[float, bool, bool]:
-        """Opponent moves (and dead steps) until the learner is to move or its episode is over;
-        returns the learner's rewards meanwhile and whether it terminated or was truncated."""
+    def _opponent_turns(self) -> Generator[OpponentTurn, int, tuple[float, bool, bool]]:
+        """Opponent moves (and dead steps) until the learner is to move or its episode is over,
+        each yielded to be answered; returns the learner's rewards meanwhile and whether it
+        terminated or was truncated."""
         env = self.aec_env
         learner = self.learner
         reward = 0.0
@@ -244,9 +286,8 @@ class SingleAgentEnv(gymnasium.Env):
                 env.step(None)
             else:
                 observed = env.observe(agent)
-                action = self.seat_players[agent].act(observed["observation"], observed["action_mask"],
-                                                      env.player_view(agent))
-                env.step(action)
+                env.step((yield OpponentTurn(self.seat_players[agent], agent, observed["observation"],
+                                             observed["action_mask"])))
             reward += env.rewards.get(learner, 0.0)
         return reward, bool(env.terminations[learner]), bool(env.truncations[learner])
 

@@ -33,7 +33,7 @@ from rummy_envs.games.gin_rummy import GinView
 from rummy_envs.games.least_count import LeastCountView
 from rummy_envs.games.manipulation_rummy import ManipulationView
 from rummy_envs.games.rummy500 import Rummy500View
-from rummy_envs.wrappers import SingleAgentEnv
+from rummy_envs.wrappers import SingleAgentEnv, StepResult
 
 
 def gin_hand_potential(view: GinView) -> float:
@@ -85,7 +85,27 @@ POTENTIALS: dict[str, Callable[[Any], float]] = {"gin_rummy": gin_hand_potential
 """The potential of each game that has one, a function of the learner's player view."""
 
 
-class PotentialShaping(gymnasium.Wrapper):
+class LearnerWrapper(gymnasium.Wrapper):
+    """A wrapper of ``SingleAgentEnv`` whose work after the inner reset and step is done by
+    ``after_reset`` and ``after_step``, from their results and the base env's state alone.
+    So a batched VecEnv (``training.vec_env``), which steps the base envs itself to answer
+    their opponents' moves together, applies the same wrappers afterwards."""
+
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        return self.after_reset(*self.env.reset(**kwargs))
+
+    def step(self, action: int) -> StepResult:
+        return self.after_step(*self.env.step(action))
+
+    def after_reset(self, observation: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        return observation, info
+
+    def after_step(self, observation: np.ndarray, reward: float, terminated: bool, truncated: bool,
+                   info: dict[str, Any]) -> StepResult:
+        return observation, reward, terminated, truncated, info
+
+
+class PotentialShaping(LearnerWrapper):
     """Adds ``weight * (gamma * phi(s') - phi(s)) / reward_scale`` to the learner's rewards
     (the env's ``reward_scale``, so shaping and game rewards share their units)."""
 
@@ -103,20 +123,19 @@ class PotentialShaping(gymnasium.Wrapper):
         base: SingleAgentEnv = self.env.unwrapped
         return self.potential(base.aec_env.player_view(base.learner))
 
-    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
-        obs, info = self.env.reset(**kwargs)
+    def after_reset(self, observation: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
         self.last = self._phi()
-        return obs, info
+        return observation, info
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
+    def after_step(self, observation: np.ndarray, reward: float, terminated: bool, truncated: bool,
+                   info: dict[str, Any]) -> StepResult:
         now = 0.0 if terminated or truncated else self._phi()
         shaped = reward + self.scale * (self.gamma * now - self.last)
         self.last = now
-        return obs, shaped, terminated, truncated, info
+        return observation, shaped, terminated, truncated, info
 
 
-class FeatureObservation(gymnasium.ObservationWrapper):
+class FeatureObservation(LearnerWrapper):
     """The observation followed by the features of the learner's view; its
     ``observation_layout()`` is the policy's input layout (env segments, then features)."""
 
@@ -131,6 +150,13 @@ class FeatureObservation(gymnasium.ObservationWrapper):
     def observation(self, observation: np.ndarray) -> np.ndarray:
         base: SingleAgentEnv = self.env.unwrapped
         return np.concatenate([observation, self.features.compute(base.aec_env.player_view(base.learner))])
+
+    def after_reset(self, observation: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        return self.observation(observation), info
+
+    def after_step(self, observation: np.ndarray, reward: float, terminated: bool, truncated: bool,
+                   info: dict[str, Any]) -> StepResult:
+        return self.observation(observation), reward, terminated, truncated, info
 
     def observation_layout(self) -> dict[str, Segment]:
         return policy_layout(self.env.unwrapped.observation_layout(), self.features)

@@ -24,6 +24,7 @@ import os
 import shutil
 import socket
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from training.export import TORCH_ACTIVATIONS, numpy_policy
 from training.selfplay import OpponentPool
 from training.learner_env import FeatureObservation, PotentialShaping
 from training.train_config import TrainConfig
+from training.vec_env import BatchedOpponentsVecEnv, ShardedVecEnv
 
 CHECKPOINTS, POOL, EVAL = "checkpoints", "pool", "eval"
 MODEL, POLICY, META, SUMMARY = "model.zip", "policy.npz", "meta.json", "summary.json"
@@ -184,10 +186,21 @@ def make_env(config: TrainConfig) -> gymnasium.Env:
     return env
 
 
-def make_vec_env(config: TrainConfig) -> VecEnv:
-    """``n_envs`` envs of ``make_env``, monitored."""
+def make_vec_env(config: TrainConfig, ray: Any = None) -> VecEnv:
+    """``n_envs`` envs of ``make_env``, monitored: stepped one by one in this process
+    (``dummy``), a process each (``subproc``), or together with the opponents' policy moves
+    batched (``batched``: in this process, or in ``env_workers`` shards in subprocesses or,
+    with ``env_backend: ray``, Ray actors of the session ``ray``)."""
     makers = [lambda: make_env(config) for _ in range(config.n_envs)]
-    vec: VecEnv = DummyVecEnv(makers) if config.vec_env == "dummy" else SubprocVecEnv(makers)
+    if config.vec_env == "dummy":
+        vec: VecEnv = DummyVecEnv(makers)
+    elif config.vec_env == "subproc":
+        vec = SubprocVecEnv(makers)
+    elif config.env_workers == 1 and config.env_backend == "local":
+        vec = BatchedOpponentsVecEnv(makers)
+    else:
+        registry = packed_registry(config.agent_names) if config.env_backend == "ray" else b""
+        vec = ShardedVecEnv(makers, config.env_workers, config.env_backend, ray, registry)
     return VecMonitor(vec)
 
 
@@ -394,8 +407,11 @@ def train(config: TrainConfig, seed: int | None = None, resume: bool = False, pr
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=1))
     pool = OpponentPool(config.game, config.self_play.opponents, config.self_play.pool_size)
-    env = make_vec_env(config)
-    try:
+    with ExitStack() as session:  # the envs close first, then a Ray started for their workers
+        ray = (session.enter_context(ray_session(None, config.env_workers, "env_backend: ray"))
+               if config.env_backend == "ray" else None)
+        env = make_vec_env(config, ray)
+        session.callback(env.close)
         if latest is not None:
             meta = read_meta(latest)
             _check_resumable(config, meta, latest)
@@ -427,8 +443,6 @@ def train(config: TrainConfig, seed: int | None = None, resume: bool = False, pr
         if not (final / META).is_file():
             run.save_checkpoint()
         evaluation = run.evaluation if run.evaluated_step == run.steps else run.evaluate()
-    finally:
-        env.close()
     for name in (POLICY, META):
         shutil.copy2(final / name, run_dir / name)
     elapsed, cpu = run.elapsed()

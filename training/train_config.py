@@ -101,7 +101,9 @@ class TrainConfig(ConfigModel):
     env: Options = {}
     seed: int = Field(0, ge=0)
     n_envs: int = Field(8, ge=1, le=256)
-    vec_env: Literal["dummy", "subproc"] = "dummy"
+    vec_env: Literal["dummy", "subproc", "batched"] = "dummy"
+    env_workers: int = Field(1, ge=1, le=256)
+    env_backend: Literal["local", "ray"] = "local"
     torch_threads: int = Field(1, ge=1, le=256)
     checkpoint_every: int = Field(100_000, ge=1)
     output_dir: Folder = "runs/<game>"
@@ -128,6 +130,22 @@ class TrainConfig(ConfigModel):
         if "game" in info.data:
             check(lambda: rummy_envs.ENVS[info.data["game"]].raw_env(**env))
         return env
+
+    @field_validator("env_workers")
+    @classmethod
+    def _workers_of_batched_envs(cls, workers: int, info: ValidationInfo) -> int:
+        if workers > 1 and info.data.get("vec_env") != "batched":
+            raise KeyProblem("", f"{workers} env workers need vec_env: batched (vec_env: subproc runs a process per env)")
+        if workers > info.data.get("n_envs", workers):
+            raise KeyProblem("", f"{workers} env workers for {info.data['n_envs']} envs (n_envs): at most one per env")
+        return workers
+
+    @field_validator("env_backend")
+    @classmethod
+    def _ray_workers_of_batched_envs(cls, backend: str, info: ValidationInfo) -> str:
+        if backend == "ray" and info.data.get("vec_env") != "batched":
+            raise KeyProblem("", "env workers on Ray need vec_env: batched")
+        return backend
 
     @field_validator("reward_shaping")
     @classmethod
