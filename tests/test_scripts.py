@@ -81,3 +81,19 @@ def test_search_budget_smoke_run_writes_its_table_and_plot(tmp_path):
     out, picture = tmp_path / "RESULTS.md", tmp_path / "budget.png"
     assert search_budget.main(["--smoke", "--out", str(out), "--plot", str(picture)]) == 0
     assert "| gin_rummy | 4 | heuristic |" in out.read_text() and picture.stat().st_size > 0
+
+
+def test_training_benchmark_smoke_run_writes_its_section(tmp_path, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    from benchmarks import bench_train
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Results\n")
+    assert bench_train.main(["--steps", "64", "--games", "gin_rummy", "--pipelines", "sharded", "sb3",
+                             "--out", str(out)]) == 0
+    rows = {line.split(" | ")[1]: line.split(" | ") for line in out.read_text().splitlines()
+            if line.startswith("| gin_rummy |")}
+    assert set(rows) == {"sharded: batched, 2 local workers", "SB3 reference (DummyVecEnv, random opponents)"}
+    assert rows["SB3 reference (DummyVecEnv, random opponents)"][4] == "1.00x"
+    assert rows["sharded: batched, 2 local workers"][6] != "0%"  # the workers' opponent clocks came back

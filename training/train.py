@@ -24,6 +24,7 @@ import os
 import shutil
 import socket
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -186,12 +187,12 @@ def make_env(config: TrainConfig) -> gymnasium.Env:
     return env
 
 
-def make_vec_env(config: TrainConfig, ray: Any = None) -> VecEnv:
-    """``n_envs`` envs of ``make_env``, monitored: stepped one by one in this process
-    (``dummy``), a process each (``subproc``), or together with the opponents' policy moves
-    batched (``batched``: in this process, or in ``env_workers`` shards in subprocesses or,
-    with ``env_backend: ray``, Ray actors of the session ``ray``)."""
-    makers = [lambda: make_env(config) for _ in range(config.n_envs)]
+def make_vec_env(config: TrainConfig, ray: Any = None, make: Callable[[], gymnasium.Env] | None = None) -> VecEnv:
+    """``n_envs`` envs of ``make`` (default: ``make_env``), monitored: stepped one by one in
+    this process (``dummy``), a process each (``subproc``), or together with the opponents'
+    policy moves batched (``batched``: in this process, or in ``env_workers`` shards in
+    subprocesses or, with ``env_backend: ray``, Ray actors of the session ``ray``)."""
+    makers = [make or (lambda: make_env(config)) for _ in range(config.n_envs)]
     if config.vec_env == "dummy":
         vec: VecEnv = DummyVecEnv(makers)
     elif config.vec_env == "subproc":
