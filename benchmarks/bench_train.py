@@ -13,12 +13,14 @@ benchmark). The pipelines:
 - ``config``: the envs as the config sets them (``vec_env``, ``env_workers``);
 - ``dummy``: the config with ``vec_env: dummy`` (the envs stepped one by one, in process);
 - ``batched``: ``vec_env: batched`` in the training process;
-- ``sharded``: ``vec_env: batched`` with two subprocess env workers;
+- ``sharded``: ``vec_env: batched`` with two subprocess env workers, which play whole
+  rollouts (``training.rollouts``);
 - ``sb3``: the reference a user would write from SB3's docs: sb3-contrib's MaskablePPO with
   the config's PPO settings and network over ``gymnasium.make("rummy_envs/<game>-v0")`` in a
   ``DummyVecEnv`` of the same number of envs, against random opponents, no features.
 The time is split by timers around the calls themselves (no profiler), counting nested
-timed calls once: *env* is the time the learner waits on the envs (stepping, resets, masks);
+timed calls once: *env* is the time the learner waits on the envs (stepping, resets, masks; with rollouts
+played by env workers, the wait for the rollout less the learner's forward passes in it);
 *opponents* the opponents' moves (their ``act``, or the batched forward passes and their
 inputs); *features + shaping* the learner's feature vector and shaping potential; *engine +
 wrapper* the rest of *env*; *policy* the rest of rollout collection (the learner's forward
@@ -57,6 +59,7 @@ from training.export import TORCH_ACTIVATIONS
 from training.learner_env import FeatureObservation, LearnerWrapper, PotentialShaping
 from training.selfplay import OpponentPool
 from training.train import export_policy, make_env, make_vec_env, new_model
+from training.rollouts import sharded_env
 from training.train_config import TrainConfig, load_config
 from training.vec_env import shard_sizes
 
@@ -64,10 +67,12 @@ BEGIN, END = "<!-- bench_train:begin -->", "<!-- bench_train:end -->"
 PIPELINES = ("config", "dummy", "batched", "sharded", "sb3")
 # The timed calls of each process: (class, method, clock). Opponent moves are SingleAgentEnv.answer
 # (rule-based players, and any player stepped alone) or a batched policy's inputs and forward pass.
+# A NumpyPolicy's logits outside those calls are the learner's own forward passes in rollouts
+# played by env workers (training.rollouts).
 TIMED = [(SingleAgentEnv, "answer", "opponents"), (NumpyPolicy, "policy_input", "opponents"),
          (NumpyPolicy, "best_actions", "opponents"), (FeatureObservation, "observation", "extras"),
-         (PotentialShaping, "_phi", "extras")]
-CLOCKS: dict[str, float] = {"opponents": 0.0, "extras": 0.0}
+         (PotentialShaping, "_phi", "extras"), (NumpyPolicy, "logits", "learner")]
+CLOCKS: dict[str, float] = {"opponents": 0.0, "extras": 0.0, "learner": 0.0}
 _timing = False  # a timed call is running: nested ones are not counted again
 _installed: dict[tuple[type, str], Any] = {}
 
@@ -186,6 +191,18 @@ def measure(game: str, steps: int, pipeline: str) -> dict[str, Any]:
         install_timers()
         try:
             env = TimedVecEnv(make_vec_env(config, make=lambda: ClockReader(make_env(config))))
+            sharded = sharded_env(env)
+            if sharded is not None:  # rollouts played by the workers: the learner waits on collect
+                collect = sharded.collect
+
+                def timed_collect(*args: Any) -> Any:
+                    start = time.perf_counter()
+                    try:
+                        return collect(*args)
+                    finally:
+                        env.seconds += time.perf_counter() - start
+
+                sharded.collect = timed_collect
             model = new_model(config, env, Path(out), config.seed)
             pool = OpponentPool(game, config.self_play.opponents, config.self_play.pool_size)
             pool.add(export_policy(model, Path(out) / "snapshot.npz", config, 0, config.seed))
@@ -211,7 +228,7 @@ def measure_reference(config: TrainConfig, steps: int) -> dict[str, Any]:
     env.seconds = 0.0
     parts = timed_learn(model, steps)
     env.close()
-    return {**parts, "env": env.seconds, "opponents": 0.0, "extras": 0.0, "steps": int(model.num_timesteps),
+    return {**parts, "env": env.seconds, "opponents": 0.0, "extras": 0.0, "learner": 0.0, "steps": int(model.num_timesteps),
             "config": config}
 
 
@@ -278,11 +295,12 @@ def main(argv: list[str] | None = None) -> int:
         pct = lambda seconds: f"{100 * seconds / r['total']:.0f}%"  # noqa: E731
         rate = r["steps"] / r["total"]
         ratio = f"{rate / reference[game]:.2f}x" if game in reference else ""
-        rest = max(0.0, r["env"] - r["opponents"] - r["extras"])
+        rest = max(0.0, r["env"] - r["opponents"] - r["extras"] - r["learner"])
         c = r["config"]
         lines.append(f"| {game} | {describe(pipeline, c)} | {c.n_envs} x {'x'.join(map(str, c.ppo.net_arch))} | "
-                     f"{rate:,.0f} | {ratio} | {pct(r['env'])} | {pct(r['opponents'])} | {pct(r['extras'])} | "
-                     f"{pct(rest)} | {pct(r['collect_rollouts'] - r['env'])} | {pct(r['train'])} |")
+                     f"{rate:,.0f} | {ratio} | {pct(r['env'] - r['learner'])} | {pct(r['opponents'])} | "
+                     f"{pct(r['extras'])} | {pct(rest)} | {pct(r['collect_rollouts'] - r['env'] + r['learner'])} | "
+                     f"{pct(r['train'])} |")
     lines.append(END)
     write_section(args.out, BEGIN, END, "\n".join(lines))
     return 0

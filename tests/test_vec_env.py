@@ -144,3 +144,56 @@ def test_shards_are_as_even_as_possible():
     assert shard_sizes(16, 2) == [8, 8] and shard_sizes(5, 2) == [3, 2] and shard_sizes(3, 3) == [1, 1, 1]
     with pytest.raises(ValueError, match="3 env workers for 2 envs"):
         shard_sizes(2, 3)
+
+
+def test_rollouts_played_in_the_workers_are_the_torch_policys(tmp_path):
+    """Every step of a worker-played rollout: a legal action, and the value and log-probability
+    the torch policy gives it; episodes end with their returns in the infos."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    config = config_for("least_count", tmp_path, vec_env="batched", env_workers=2, n_envs=4)
+    env = make_vec_env(config)
+    try:
+        model = new_model(config, env, tmp_path, 0)
+        pool = OpponentPool("least_count", GAMES["least_count"], 1)
+        pool.add(export_policy(model, tmp_path / "snapshot.npz", config, 0, 0))
+        env.env_method("set_opponents", pool)
+        seen = []
+
+        class Steps(BaseCallback):
+            def _on_step(self) -> bool:
+                seen.append((self.num_timesteps, [i["episode_return"] for i, d in zip(self.locals["infos"],
+                                                                                      self.locals["dones"]) if d]))
+                return True
+
+        steps = config.ppo.n_steps
+        model._setup_learn(steps * 4, None)
+        callback = Steps()
+        callback.init_callback(model)
+        assert model.collect_rollouts(env, callback, model.rollout_buffer, steps)
+        buffer = model.rollout_buffer
+        observations = torch.as_tensor(buffer.observations.reshape(steps * 4, -1))
+        actions = torch.as_tensor(buffer.actions.reshape(-1))
+        masks = buffer.action_masks.reshape(steps * 4, -1)
+        assert masks[np.arange(steps * 4), buffer.actions.reshape(-1).astype(int)].all()
+        with torch.no_grad():
+            values, log_probs, _ = model.policy.evaluate_actions(observations, actions, action_masks=masks)
+        np.testing.assert_allclose(values.numpy().ravel(), buffer.values.ravel(), atol=1e-4)
+        np.testing.assert_allclose(log_probs.numpy(), buffer.log_probs.ravel(), atol=1e-4)
+        assert [n for n, _ in seen] == [4 * (t + 1) for t in range(steps)] and model.num_timesteps == 4 * steps
+        assert sum(len(ends) for _, ends in seen) >= 2 and len(model.ep_info_buffer) >= 2
+    finally:
+        env.close()
+
+
+def test_a_config_with_env_workers_trains_the_same_policy_twice(tmp_path):
+    data = read_yaml(SMOKE)
+    data.update(total_steps=256, vec_env="batched", env_workers=2, imitation={},
+                evaluation={**data["evaluation"], "opponents": ["random"]})
+    policies = []
+    for run in ("first", "second"):
+        result = train(parse_config({**data, "output_dir": str(tmp_path / run)}))
+        with np.load(result.policy) as policy:
+            policies.append({key: policy[key] for key in policy.files if key != "meta"})
+    assert policies[0].keys() == policies[1].keys()
+    assert all(np.array_equal(policies[0][key], policies[1][key]) for key in policies[0])

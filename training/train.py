@@ -48,6 +48,7 @@ from training import imitation, tournament
 from training.config import ConfigError
 from training.distributed import install_packed_registry, packed_registry, ray_session
 from training.export import TORCH_ACTIVATIONS, numpy_policy
+from training.rollouts import WorkerPPO
 from training.selfplay import OpponentPool
 from training.learner_env import FeatureObservation, PotentialShaping
 from training.train_config import TrainConfig
@@ -131,7 +132,7 @@ def load_checkpoint(checkpoint: str | Path, env: gymnasium.Env | VecEnv) -> Mask
     env builds the observation layout the model was trained on."""
     checkpoint = Path(checkpoint)
     check_layout(read_meta(checkpoint), env, f"checkpoint {checkpoint}")
-    return MaskablePPO.load(checkpoint / MODEL, env=env, device="cpu")
+    return WorkerPPO.load(checkpoint / MODEL, env=env, device="cpu")
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
@@ -375,7 +376,7 @@ class _PeriodicCallback(BaseCallback):
 
 def new_model(config: TrainConfig, env: VecEnv, run_dir: Path, seed: int) -> MaskablePPO:
     p = config.ppo
-    return MaskablePPO(
+    return WorkerPPO(
         "MlpPolicy", env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
         vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,

@@ -11,10 +11,12 @@ are those of a ``DummyVecEnv`` of the same envs and seeds.
 
 ``ShardedVecEnv`` splits the envs into shards, each a ``BatchedOpponentsVecEnv`` in a
 worker: a subprocess (``backend="local"``) or a Ray actor (``backend="ray"``, on a cluster
-or a local Ray). Every step sends each shard its actions at once and gathers the results,
-so the shards step in parallel; the learner's action masks come back with the
-observations, so MaskablePPO's mask query costs no round trip. Seeds are those of a single
-VecEnv of all the envs: env ``i`` of the whole gets seed ``seed + i`` whatever the sharding.
+or a local Ray). Training asks each worker for a whole rollout at a time (``collect``, played
+by a numpy copy of the learner: ``training.rollouts``), so the workers step in parallel with
+one message each per rollout. Stepped as a plain VecEnv (``step``), every step sends each
+shard its actions at once and gathers the results, the learner's masks coming back with the
+observations. Seeds are those of a single VecEnv of all the envs: env ``i`` of the whole
+gets seed ``seed + i`` whatever the sharding.
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnvIndices, VecEnvStepReturn
 
 from agents.ppo import PPOAgent
 from rummy_envs.wrappers import OpponentTurn, SingleAgentEnv, Turns
 from training.learner_env import LearnerWrapper
+from training.rollouts import ActorCritic, Rollout, play_rollout
 
 EnvFactory = Callable[[], gymnasium.Env]
 
@@ -144,16 +147,29 @@ class Shard:
 
     def __init__(self, env_fns: list[EnvFactory]) -> None:
         self.vec = BatchedOpponentsVecEnv(env_fns)
+        self.monitored = VecMonitor(self.vec)  # the episode infos of rollouts played here
+        self.observations = np.zeros(0)
+        self.starts = np.ones(self.vec.num_envs, bool)
+        self.rng = np.random.default_rng()
 
     def reset(self, seeds: list[int | None], options: list[dict[str, Any]]) -> tuple[np.ndarray, list[dict], np.ndarray]:
+        if seeds[0] is not None:
+            self.rng = np.random.default_rng(seeds)  # the learner's sampling in collect
         self.vec._seeds, self.vec._options = list(seeds), list(options)
-        obs = self.vec.reset()
-        return obs, list(self.vec.reset_infos), self.vec.action_masks()
+        self.observations, self.starts = self.monitored.reset(), np.ones(self.vec.num_envs, bool)
+        return self.observations, list(self.vec.reset_infos), self.vec.action_masks()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict], list[dict], np.ndarray]:
         self.vec.step_async(actions)
-        obs, rewards, dones, infos = self.vec.step_wait()
-        return obs, rewards, dones, infos, list(self.vec.reset_infos), self.vec.action_masks()
+        self.observations, rewards, dones, infos = self.vec.step_wait()
+        return self.observations, rewards, dones, infos, list(self.vec.reset_infos), self.vec.action_masks()
+
+    def collect(self, model: ActorCritic, n_steps: int, gamma: float) -> tuple[Rollout, np.ndarray, np.ndarray]:
+        """A rollout of these envs played by ``model`` (``training.rollouts``); also the
+        observations and masks it ends on."""
+        rollout, self.observations, self.starts = play_rollout(
+            self.monitored, self.vec.action_masks, model, self.observations, self.starts, n_steps, gamma, self.rng)
+        return rollout, self.observations, self.vec.action_masks()
 
     def call(self, kind: str, name: str, indices: list[int], args: tuple = (), kwargs: dict | None = None) -> list[Any]:
         vec = self.vec
@@ -315,6 +331,7 @@ class ShardedVecEnv(VecEnv):
         self.starts = [int(s) for s in starts[:-1]]
         self.masks = np.zeros((len(env_fns), int(action_space.n)), bool)
         self.actions: np.ndarray | None = None
+        self.observations = np.zeros(0)
         self.closed = False
         super().__init__(len(env_fns), observation_space, action_space)
 
@@ -332,16 +349,25 @@ class ShardedVecEnv(VecEnv):
         self._reset_options()
         self.reset_infos = [info for _, infos, _ in results for info in infos]
         self.masks = np.concatenate([masks for _, _, masks in results])
-        return np.concatenate([obs for obs, _, _ in results])
+        self.observations = np.concatenate([obs for obs, _, _ in results])
+        return self.observations
 
     def step_async(self, actions: np.ndarray) -> None:
         self.actions = np.asarray(actions)
+
+    def collect(self, model: ActorCritic, n_steps: int, gamma: float) -> Rollout:
+        """A rollout of every env, each worker playing its own with ``model`` (``training.rollouts``)."""
+        results = self._all("collect", [(model, n_steps, gamma)] * len(self.shards))
+        self.observations = np.concatenate([obs for _, obs, _ in results])
+        self.masks = np.concatenate([masks for _, _, masks in results])
+        return Rollout.joined([rollout for rollout, _, _ in results])
 
     def step_wait(self) -> VecEnvStepReturn:
         results = self._all("step", [(part,) for part in self._split(self.actions)])
         self.reset_infos = [info for r in results for info in r[4]]
         self.masks = np.concatenate([r[5] for r in results])
-        return (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results]),
+        self.observations = np.concatenate([r[0] for r in results])
+        return (self.observations, np.concatenate([r[1] for r in results]),
                 np.concatenate([r[2] for r in results]), [info for r in results for info in r[3]])
 
     def _call(self, kind: str, name: str, indices: VecEnvIndices, *args: Any, **kwargs: Any) -> list[Any]:
