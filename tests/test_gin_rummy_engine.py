@@ -211,3 +211,17 @@ def test_a_recorded_hand_without_a_knocker_reads_as_none():
         if record["knocker"] == -1:
             del record["knocker"]
     assert GinState.from_dict(d).to_dict() == state.to_dict()
+
+
+def test_a_view_whose_total_reaches_the_target_exactly_shows_the_match_won():
+    """The match a view shows (what sampling rebuilds) is won by a total equal to the target,
+    not only above it; below it nobody has won."""
+    import dataclasses
+
+    from rummy_envs.games.gin_rummy.match import StandardMatch
+
+    state = GinState(GinConfig(episode="match", target_score=25), seed=2)
+    view = state.player_view(1)
+    for mine, theirs, winner in ((25, 24, 1), (24, 25, 0), (40, 3, 1), (24, 0, -1)):
+        match = StandardMatch.from_view(dataclasses.replace(view, scores=(mine, theirs)))
+        assert match.winner == winner, (mine, theirs)
