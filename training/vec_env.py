@@ -147,7 +147,7 @@ class Shard:
 
     def __init__(self, env_fns: list[EnvFactory]) -> None:
         self.vec = BatchedOpponentsVecEnv(env_fns)
-        self.monitored = VecMonitor(self.vec)  # the episode infos of rollouts played here
+        self.monitored = VecMonitor(self.vec)  # every step goes through it: episode infos for the learner
         self.observations = np.zeros(0)
         self.starts = np.ones(self.vec.num_envs, bool)
         self.rng = np.random.default_rng()
@@ -160,8 +160,7 @@ class Shard:
         return self.observations, list(self.vec.reset_infos), self.vec.action_masks()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict], list[dict], np.ndarray]:
-        self.vec.step_async(actions)
-        self.observations, rewards, dones, infos = self.vec.step_wait()
+        self.observations, rewards, dones, infos = self.monitored.step(actions)
         return self.observations, rewards, dones, infos, list(self.vec.reset_infos), self.vec.action_masks()
 
     def collect(self, model: ActorCritic, n_steps: int, gamma: float) -> tuple[Rollout, np.ndarray, np.ndarray]:
