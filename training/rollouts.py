@@ -65,7 +65,8 @@ def sample(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> t
 class Rollout:
     """``n_steps`` steps of some envs: per step the observations the actions were chosen on,
     the actions, rewards (a truncated episode's bootstrapped with its last value), episode
-    starts, values, log-probabilities, masks, dones and infos; then the last values and dones."""
+    starts, values, log-probabilities, masks, dones and infos; then the values of the
+    observations it ends on."""
 
     observations: np.ndarray
     actions: np.ndarray
@@ -77,7 +78,6 @@ class Rollout:
     dones: np.ndarray
     infos: list[list[dict[str, Any]]]
     last_values: np.ndarray
-    last_dones: np.ndarray
 
     @classmethod
     def joined(cls, parts: list[Rollout]) -> Rollout:
@@ -85,15 +85,15 @@ class Rollout:
         fields = {name: np.concatenate([getattr(p, name) for p in parts], axis=1)
                   for name in ("observations", "actions", "rewards", "starts", "values", "log_probs", "masks", "dones")}
         infos = [[info for p in parts for info in p.infos[t]] for t in range(len(parts[0].infos))]
-        return cls(**fields, infos=infos, last_values=np.concatenate([p.last_values for p in parts]),
-                   last_dones=np.concatenate([p.last_dones for p in parts]))
+        return cls(**fields, infos=infos, last_values=np.concatenate([p.last_values for p in parts]))
 
 
 def play_rollout(vec: VecEnv, masks_of: Any, model: ActorCritic, observations: np.ndarray, starts: np.ndarray,
-                 n_steps: int, gamma: float, rng: np.random.Generator) -> tuple[Rollout, np.ndarray, np.ndarray]:
+                 n_steps: int, gamma: float, rng: np.random.Generator) -> tuple[Rollout, np.ndarray]:
     """``n_steps`` steps of ``vec`` from ``observations`` (``starts``: which begin an
     episode), the learner's actions sampled from ``model``; returns the rollout and the
-    observations and starts it ends on. ``masks_of()`` gives the envs' masks now."""
+    observations it ends on (its last dones say which of them begin an episode).
+    ``masks_of()`` gives the envs' masks now."""
     steps: dict[str, list] = {k: [] for k in ("observations", "actions", "rewards", "starts", "values", "log_probs",
                                                "masks", "dones", "infos")}
     for _ in range(n_steps):
@@ -109,8 +109,7 @@ def play_rollout(vec: VecEnv, masks_of: Any, model: ActorCritic, observations: n
             steps[key].append(value)
         observations, starts = new_observations, dones
     arrays = {k: np.stack(v) for k, v in steps.items() if k != "infos"}
-    rollout = Rollout(**arrays, infos=steps["infos"], last_values=model.values(observations), last_dones=starts)
-    return rollout, observations, starts
+    return Rollout(**arrays, infos=steps["infos"], last_values=model.values(observations)), observations
 
 
 def sharded_env(env: VecEnv) -> Any:
@@ -147,8 +146,8 @@ class WorkerPPO(MaskablePPO):
                                rollout.starts[t], torch.as_tensor(rollout.values[t]),
                                torch.as_tensor(rollout.log_probs[t]), action_masks=rollout.masks[t])
         self._last_obs = sharded.observations
-        self._last_episode_starts = rollout.last_dones
+        self._last_episode_starts = rollout.dones[-1]
         rollout_buffer.compute_returns_and_advantage(last_values=torch.as_tensor(rollout.last_values),
-                                                     dones=rollout.last_dones)
+                                                     dones=rollout.dones[-1])
         callback.on_rollout_end()
         return True

@@ -127,9 +127,9 @@ class BatchedOpponentsVecEnv(DummyVecEnv):
                     answers[k] = self.bases[envs[k]].answer(turn)
             for group in by_policy.values():
                 policy = now[group[0]].player.policy
-                inputs = np.stack([policy.policy_input(now[k].observation,
-                                                       self.bases[envs[k]].aec_env.player_view(now[k].agent))
-                                   for k in group])
+                views = ([self.bases[envs[k]].aec_env.player_view(now[k].agent) for k in group]
+                         if policy.features is not None else [None] * len(group))  # only features read the view
+                inputs = np.stack([policy.policy_input(now[k].observation, view) for k, view in zip(group, views)])
                 moves = policy.best_actions(inputs, np.stack([now[k].action_mask for k in group]))
                 answers.update(zip(group, moves.tolist()))
             for k, action in answers.items():
@@ -161,13 +161,15 @@ class Shard:
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict], list[dict], np.ndarray]:
         self.observations, rewards, dones, infos = self.monitored.step(actions)
+        self.starts = dones
         return self.observations, rewards, dones, infos, list(self.vec.reset_infos), self.vec.action_masks()
 
     def collect(self, model: ActorCritic, n_steps: int, gamma: float) -> tuple[Rollout, np.ndarray, np.ndarray]:
         """A rollout of these envs played by ``model`` (``training.rollouts``); also the
         observations and masks it ends on."""
-        rollout, self.observations, self.starts = play_rollout(
+        rollout, self.observations = play_rollout(
             self.monitored, self.vec.action_masks, model, self.observations, self.starts, n_steps, gamma, self.rng)
+        self.starts = rollout.dones[-1]
         return rollout, self.observations, self.vec.action_masks()
 
     def call(self, kind: str, name: str, indices: list[int], args: tuple = (), kwargs: dict | None = None) -> list[Any]:
@@ -190,7 +192,6 @@ class Shard:
 def _serve_shard(remote: Any, parent_remote: Any, env_fns: CloudpickleWrapper) -> None:
     """A worker process: build the shard, then run its calls until ``close``."""
     parent_remote.close()
-    shard = None
     try:
         shard = Shard(env_fns.var)
         remote.send(("ok", None))
