@@ -7,6 +7,10 @@ learner only ever sees its own observation, its own action mask and its own rewa
 other seats' observations and rewards never reach it. The learning seat rotates over
 episodes, so a policy learns every seat (dealer and non-dealer alike).
 
+``reset_turns`` and ``step_turns`` are ``reset`` and ``step`` as generators that yield
+each opponent move for someone else to answer: ``training.vec_env`` answers the moves of
+many envs' policy opponents in one forward pass.
+
 ``action_masks()`` returns the learner's legal actions, as sb3-contrib's MaskablePPO
 expects. Every game of ``rummy_envs.ENVS`` is registered with Gymnasium as
 ``rummy_envs/<game>-v0``::
