@@ -548,3 +548,18 @@ def test_bad_scenarios_are_refused():
             LeastCountState.from_dict({**good, **change})
     with pytest.raises(ValueError, match="game"):
         LeastCountState.from_dict({**good, "game": "gin_rummy"})
+
+
+def test_every_round_is_dealt_with_no_reshuffle_made():
+    """A round starts with its reshuffle count at 0, so its first reshuffle is keyed by index
+    0 (the order a seed gives the dead pile is part of the game's reproducibility)."""
+    config = LeastCountConfig(episode="match", elimination_score=30, num_players=3)
+    state = LeastCountState(config, seed=4)
+    rng = random.Random(4)
+    rounds_seen = set()
+    while not state.is_terminal():
+        if state.round_index not in rounds_seen:
+            rounds_seen.add(state.round_index)
+            assert state.reshuffles == 0 and state.to_dict()["reshuffles"] == 0, state.round_index
+        state.apply(rng.choice(state.legal_actions()))
+    assert len(rounds_seen) >= 2
