@@ -61,7 +61,6 @@ from training.selfplay import OpponentPool
 from training.train import export_policy, make_env, make_vec_env, new_model
 from training.rollouts import sharded_env
 from training.train_config import TrainConfig, load_config
-from training.vec_env import shard_sizes
 
 BEGIN, END = "<!-- bench_train:begin -->", "<!-- bench_train:end -->"
 PIPELINES = ("config", "dummy", "batched", "sharded", "sb3")
@@ -147,13 +146,13 @@ class TimedVecEnv(VecEnvWrapper):
         return result
 
 
-def worker_clocks(env: VecEnv, config: TrainConfig) -> dict[str, float]:
+def worker_clocks(env: VecEnv) -> dict[str, float]:
     """The opponents' and features' seconds of the envs' processes, as wall-time equivalents:
     this process's own, or the workers' summed and divided by their number."""
-    if config.vec_env != "batched" or (config.env_workers == 1 and config.env_backend == "local"):
+    sharded = sharded_env(env)
+    if sharded is None:
         return dict(CLOCKS)
-    starts = np.cumsum([0, *shard_sizes(config.n_envs, config.env_workers)[:-1]])
-    found = env.env_method("bench_clocks", indices=[int(s) for s in starts])
+    found = env.env_method("bench_clocks", indices=sharded.starts)  # one env of each worker
     return {clock: sum(f[clock] for f in found) / len(found) for clock in CLOCKS}
 
 
@@ -209,7 +208,7 @@ def measure(game: str, steps: int, pipeline: str) -> dict[str, Any]:
             env.env_method("set_opponents", pool)
             env.seconds = 0.0
             parts = timed_learn(model, steps)
-            parts.update(worker_clocks(env, config), env=env.seconds)
+            parts.update(worker_clocks(env), env=env.seconds)
             env.close()
         finally:
             remove_timers()
