@@ -7,11 +7,13 @@ slowly; handing it, say, the deadwood left by each possible discard lets a short
 run learn *when* and *what* to play rather than rediscovering arithmetic. Training
 (``features:`` in a config) and the ``ppo:<path>`` agent use the same functions, and an
 exported policy records its feature set, so they always agree. A game gets features by
-adding a ``FeatureSet`` to ``FEATURE_SETS``.
+adding a ``FeatureSet`` to ``FEATURE_SETS``. ``heuristic_move`` (every game) is the move the
+game's heuristic agent would make; sets join with "+" (``gin_hand+heuristic_move``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+import rummy_envs
 from agents import least_count as LC
 from agents import rummy500 as R5
 from rummy_envs import cards as C
@@ -305,17 +308,72 @@ RUMMY500_HAND = FeatureSet(
 
 FEATURE_SETS: dict[str, FeatureSet] = {GIN_HAND.name: GIN_HAND, LEAST_COUNT_HAND.name: LEAST_COUNT_HAND,
                                        RUMMY500_HAND.name: RUMMY500_HAND}
-"""Feature sets by name."""
+"""Feature sets by name (besides ``heuristic_move``, built per game)."""
+
+HEURISTIC = "heuristic"
+HEURISTIC_MOVE = "heuristic_move"
+JOIN = "+"  # "gin_hand+heuristic_move": both sets' segments, in that order
+_NO_OBSERVATION = np.zeros(0, np.float32)  # the heuristics read the view alone
+
+
+def make_heuristic(game: str) -> Any:
+    """The game's registered ``heuristic`` agent (imported late: the registry imports this module)."""
+    from agents import make_agent
+
+    return make_agent(HEURISTIC, game, 0)
+
+
+@functools.cache
+def heuristic_move(game: str) -> FeatureSet:
+    """The move the game's ``heuristic`` agent would make in this view, one-hot over the
+    actions (all zero when the seat has no move). A policy reading it can copy its teacher
+    exactly and learn only where to differ from it: the heuristic's opponent model and
+    lookahead are more than a feed-forward network clones from examples."""
+    teacher = make_heuristic(game)
+    size = rummy_envs.ENVS[game].raw_env().num_actions
+
+    def compute(view: Any) -> np.ndarray:
+        out = np.zeros(size, np.float32)
+        if view.legal_actions:
+            out[teacher.act(_NO_OBSERVATION, _NO_OBSERVATION, view)] = 1.0
+        return out
+
+    return FeatureSet(name=HEURISTIC_MOVE, games=(game,), compute=compute, parts=(
+        ("feature_heuristic_move", size, 1.0, "the move the heuristic agent would make (one-hot)"),))
+
+
+def joined(sets: list[FeatureSet]) -> FeatureSet:
+    """One feature set of several: their segments one after another."""
+    def compute(view: Any) -> np.ndarray:
+        return np.concatenate([s.compute(view) for s in sets])
+
+    games = tuple(g for g in sets[0].games if all(g in s.games for s in sets))
+    return FeatureSet(name=JOIN.join(s.name for s in sets), games=games, compute=compute,
+                      parts=tuple(part for s in sets for part in s.parts))
 
 
 def feature_set(name: str, game: str) -> FeatureSet:
-    """The named feature set, checked to be made for ``game``."""
-    if name not in FEATURE_SETS:
-        raise ValueError(f"unknown feature set {name!r}; known: {', '.join(FEATURE_SETS)}")
-    features = FEATURE_SETS[name]
-    if game not in features.games:
-        raise ValueError(f"feature set {name!r} is for {', '.join(features.games)}, not {game}")
-    return features
+    """The named feature set (or sets joined by "+"), checked to be made for ``game``."""
+    names = name.split(JOIN)
+    sets = []
+    for one in names:
+        if one == HEURISTIC_MOVE and game in rummy_envs.ENVS:
+            sets.append(heuristic_move(game))
+            continue
+        if one not in FEATURE_SETS:
+            raise ValueError(f"unknown feature set {one!r}; known: {', '.join([*FEATURE_SETS, HEURISTIC_MOVE])} "
+                             f"(several joined by {JOIN!r})")
+        if game not in FEATURE_SETS[one].games:
+            raise ValueError(f"feature set {one!r} is for {', '.join(FEATURE_SETS[one].games)}, not {game}")
+        sets.append(FEATURE_SETS[one])
+    if len(set(names)) < len(names):
+        raise ValueError(f"feature set {name!r} names a set twice")
+    return sets[0] if len(sets) == 1 else joined(sets)
+
+
+def feature_sets_of(game: str) -> dict[str, FeatureSet]:
+    """Every single feature set made for ``game``, by name."""
+    return {name: fs for name, fs in FEATURE_SETS.items() if game in fs.games} | {HEURISTIC_MOVE: heuristic_move(game)}
 
 
 def policy_layout(env_layout: dict[str, Segment], features: FeatureSet | None) -> dict[str, Segment]:

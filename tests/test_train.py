@@ -504,6 +504,65 @@ def test_imitation_clones_the_teacher(tmp_path):
     assert after["held_out_accuracy"] > max(0.6, before["held_out_accuracy"] + 0.2), (before, after)
 
 
+def test_imitation_fits_the_value_to_the_teachers_returns(tmp_path):
+    from training.imitation import clone, collect
+
+    config = parse_config({"game": "least_count", "total_steps": 64, "n_envs": 1, "output_dir": str(tmp_path),
+                           "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [64]},
+                           "imitation": {"teacher": "novice", "decisions": 2000, "epochs": 8, "batch_size": 64,
+                                         "fit_value": True}})
+    demos = collect(config, make_env(config), seed=0)
+    assert np.isnan(demos.returns).any() and not np.isnan(demos.returns[:100]).any()  # the last game unfinished
+    policy_only = clone(new_model(config, make_vec_env(config), tmp_path, seed=0), demos,
+                        config.with_overrides(imitation={**config.to_dict()["imitation"], "fit_value": False}), seed=0)
+    figures = clone(new_model(config, make_vec_env(config), tmp_path, seed=0), demos, config, seed=0)
+    explained = [f["held_out_value_explained_variance"] for f in (policy_only, figures)]
+    assert explained[1] > max(0.1, explained[0] + 0.1), explained
+
+
+def test_discounted_returns_stop_at_each_episode_end():
+    from training.imitation import discounted_returns
+
+    returns = discounted_returns(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([False, True, False, True, False]), 0.5)
+    assert returns[:4].tolist() == [2.0, 2.0, 5.0, 4.0] and np.isnan(returns[4])
+
+
+@pytest.mark.parametrize("game", ["gin_rummy", "least_count", "rummy500"])
+def test_heuristic_move_feature_is_the_heuristics_move(game):
+    """One-hot on the move the heuristic agent makes in the learner's view, zero when the
+    seat has no move; joined after another set, each set's segments in order."""
+    from agents import make_agent
+    from agents.features import feature_set
+
+    name = {"gin_rummy": "gin_hand", "least_count": "least_count_hand", "rummy500": "rummy500_hand"}[game]
+    joined = feature_set(f"{name}+heuristic_move", game)
+    first, advice = feature_set(name, game), feature_set("heuristic_move", game)
+    assert joined.size == first.size + advice.size == first.size + SingleAgentEnv(game).action_space.n
+    heuristic = make_agent("heuristic", game, 0)
+    env = SingleAgentEnv(game)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        view = env.aec_env.player_view(env.learner)
+        features = joined.compute(view)
+        assert np.array_equal(features[:first.size], first.compute(view))
+        move = features[first.size:]
+        assert move.sum() == 1 and move[heuristic.act(np.zeros(0), env.action_masks(), view)] == 1
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            assert not advice.compute(env.aec_env.player_view(env.learner)).any()
+            env.reset()
+
+
+@pytest.mark.parametrize("name,message", [("gin_hand+gin_hand", "twice"), ("gin_hand+poker", "'poker'"),
+                                          ("least_count_hand", "not gin_rummy")])
+def test_a_bad_feature_set_name_is_refused(name, message):
+    from agents.features import feature_set
+
+    with pytest.raises(ValueError, match=message):
+        feature_set(name, "gin_rummy")
+
+
 def test_docs_config_table_lists_every_key_with_its_default():
     import re
 

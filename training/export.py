@@ -27,7 +27,7 @@ from stable_baselines3.common.save_util import load_from_zip_file
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 import rummy_envs
-from agents.features import FEATURE_SETS, feature_set
+from agents.features import feature_set, feature_sets_of
 from agents.ppo import NumpyPolicy, PolicyInfo
 from rummy_envs.wrappers import SingleAgentEnv, layout_hash
 from training.learner_env import FeatureObservation
@@ -135,7 +135,7 @@ def _claim(game: str, env_options: dict[str, Any], features: str | None) -> str:
 def _features_hint(size: int, env: gymnasium.Env, game: str, features: str | None) -> str:
     """A suggestion when the model's input size is that of ``game`` with another feature set."""
     base = env.unwrapped.observation_space.shape[0]
-    sizes = {None: base} | {name: base + fs.size for name, fs in FEATURE_SETS.items() if game in fs.games}
+    sizes = {None: base} | {name: base + fs.size for name, fs in feature_sets_of(game).items()}
     matches = [name for name, total in sizes.items() if total == size and name != features]
     if not matches:
         return ""

@@ -4,8 +4,10 @@ A fresh policy spends most of a short PPO run learning what a rule-based player 
 knows (keep melds, shed high deadwood, knock when allowed). Cloning a teacher first (the
 ``imitation`` section of a config) starts self-play from the teacher's level: the learner's
 seat is played by the teacher against copies of itself for ``decisions`` decisions, and the policy network (not the value net) is fitted to the teacher's moves by
-maximum likelihood under the action mask. PPO then improves on the teacher; the first
-pool snapshot is the cloned policy.
+maximum likelihood under the action mask. With ``fit_value`` the value net is fitted too,
+to the discounted returns the learner's seat earned in those games (shaping included), so
+that PPO's first advantages measure the teacher's play rather than a random critic's
+guesses. PPO then improves on the teacher; the first pool snapshot is the cloned policy.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.utils import explained_variance
 
 from agents import make_agent
 from rummy_envs.wrappers import SingleAgentEnv
@@ -26,11 +29,24 @@ HELD_OUT = 0.05  # share of the decisions kept out of the fit to measure the acc
 
 @dataclass(frozen=True)
 class Demonstrations:
-    """The teacher's decisions: policy inputs (float16 to halve the memory), masks, actions."""
+    """The teacher's decisions: policy inputs (float16 to halve the memory), masks, actions,
+    and the discounted return from each decision (NaN after the last finished episode)."""
 
     inputs: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
+    returns: np.ndarray
+
+
+def discounted_returns(rewards: np.ndarray, ends: np.ndarray, gamma: float) -> np.ndarray:
+    """The return from each step to its episode's end (``ends[i]``: step i ended one);
+    NaN for the steps of an episode still running at the end."""
+    returns = np.full(len(rewards), np.nan)
+    following = np.nan
+    for i in range(len(rewards) - 1, -1, -1):
+        following = rewards[i] + (0.0 if ends[i] else gamma * following)
+        returns[i] = following
+    return returns
 
 
 def collect(config: TrainConfig, env: gymnasium.Env, seed: int) -> Demonstrations:
@@ -44,6 +60,7 @@ def collect(config: TrainConfig, env: gymnasium.Env, seed: int) -> Demonstration
     inputs = np.zeros((settings.decisions, size), np.float16)
     masks = np.zeros((settings.decisions, num_actions), bool)
     actions = np.zeros(settings.decisions, np.int64)
+    rewards, ends = np.zeros(settings.decisions), np.zeros(settings.decisions, bool)
     obs, _ = env.reset(seed=seed)
     teacher.reset()
     for i in range(settings.decisions):
@@ -51,19 +68,24 @@ def collect(config: TrainConfig, env: gymnasium.Env, seed: int) -> Demonstration
         observed = aec.observe(learner)
         action = teacher.act(observed["observation"], observed["action_mask"], aec.player_view(learner))
         inputs[i], masks[i], actions[i] = obs, base.action_masks(), action
-        obs, _, terminated, truncated, _ = env.step(action)
+        obs, rewards[i], terminated, truncated, _ = env.step(action)
         if terminated or truncated:
+            ends[i] = True
             obs, _ = env.reset()
             teacher.reset()
-    return Demonstrations(inputs, masks, actions)
+    return Demonstrations(inputs, masks, actions, discounted_returns(rewards, ends, config.ppo.gamma))
 
 
 def clone(model: MaskablePPO, demos: Demonstrations, config: TrainConfig, seed: int) -> dict[str, float]:
-    """Fit the policy network to the demonstrations; returns the fit's figures, among them
-    the accuracy on held-out decisions (the teacher's move is the policy's argmax)."""
+    """Fit the policy network (and with ``fit_value`` the value network) to the
+    demonstrations; returns the fit's figures, among them the accuracy on held-out decisions
+    (the teacher's move is the policy's argmax) and the value's explained variance there."""
     settings = config.imitation
     policy = model.policy
     parameters = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
+    if settings.fit_value:
+        parameters += [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
+    returns = torch.as_tensor(demos.returns, dtype=torch.float32)
     optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(demos.actions))
@@ -75,10 +97,15 @@ def clone(model: MaskablePPO, demos: Demonstrations, config: TrainConfig, seed: 
         rng.shuffle(fit)
         for start in range(0, len(fit), settings.batch_size):
             batch = fit[start : start + settings.batch_size]
-            _, log_prob, _ = policy.evaluate_actions(torch.as_tensor(demos.inputs[batch], dtype=torch.float32),
-                                                     torch.as_tensor(demos.actions[batch]),
-                                                     torch.as_tensor(demos.masks[batch]))
+            values, log_prob, _ = policy.evaluate_actions(torch.as_tensor(demos.inputs[batch], dtype=torch.float32),
+                                                          torch.as_tensor(demos.actions[batch]),
+                                                          torch.as_tensor(demos.masks[batch]))
             loss = -log_prob.mean()
+            if settings.fit_value:
+                target = returns[batch]
+                known = ~torch.isnan(target)
+                if known.any():
+                    loss = loss + config.ppo.vf_coef * torch.mean((values.flatten()[known] - target[known]) ** 2)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -86,5 +113,9 @@ def clone(model: MaskablePPO, demos: Demonstrations, config: TrainConfig, seed: 
     with torch.no_grad():
         predicted, _ = model.predict(demos.inputs[held].astype(np.float32), action_masks=demos.masks[held],
                                      deterministic=True)
+        values = policy.predict_values(torch.as_tensor(demos.inputs[held], dtype=torch.float32)).flatten().numpy()
     accuracy = float(np.mean(predicted == demos.actions[held])) if len(held) else float("nan")
-    return {"decisions": len(demos.actions), "final_loss": loss.item(), "held_out_accuracy": accuracy}
+    known = ~np.isnan(demos.returns[held])
+    return {"decisions": len(demos.actions), "final_loss": loss.item(), "held_out_accuracy": accuracy,
+            "held_out_value_explained_variance": float(explained_variance(values[known], demos.returns[held][known]))}
+

@@ -79,13 +79,15 @@ class EvalSettings(ConfigModel):
 class ImitationSettings(ConfigModel):
     """An optional warm start (``training.imitation``): before PPO, the policy clones
     ``teacher`` (an agent name; none: off) over ``decisions`` of its decisions, in
-    ``epochs`` passes of ``batch_size`` at ``learning_rate``."""
+    ``epochs`` passes of ``batch_size`` at ``learning_rate``; with ``fit_value`` the value net
+    learns the returns of those games too."""
 
     teacher: str | None = None
     decisions: int = Field(100_000, ge=1)
     epochs: int = Field(4, ge=1)
     batch_size: int = Field(512, ge=1)
     learning_rate: Number = Field(1e-3, gt=0)
+    fit_value: bool = False
 
 
 class TrainConfig(ConfigModel):
