@@ -48,6 +48,10 @@ class FeatureSet:
     def size(self) -> int:
         return sum(size for _, size, _, _ in self.parts)
 
+    def __reduce__(self) -> tuple[Callable[[str, str], FeatureSet], tuple[str, str]]:
+        """Pickled by name (a policy sent to an env worker carries its feature set)."""
+        return feature_set, (self.name, self.games[0])
+
 
 def gin_hand_features(view: GinView) -> np.ndarray:
     """The ``gin_hand`` segments for one gin view (see ``GIN_HAND.parts``)."""
@@ -328,13 +332,17 @@ def heuristic_move(game: str) -> FeatureSet:
     """The move the game's ``heuristic`` agent would make in this view, one-hot over the
     actions (all zero when the seat has no move). A policy reading it can copy its teacher
     exactly and learn only where to differ from it: the heuristic's opponent model and
-    lookahead are more than a feed-forward network clones from examples."""
+    lookahead are more than a feed-forward network clones from examples. The heuristic is
+    asked afresh each time (reset first), so the feature depends on the view alone; one
+    that remembers earlier turns (Least Count's reads the others' discards over the round)
+    plays here without that memory."""
     teacher = make_heuristic(game)
     size = rummy_envs.ENVS[game].raw_env().num_actions
 
     def compute(view: Any) -> np.ndarray:
         out = np.zeros(size, np.float32)
         if view.legal_actions:
+            teacher.reset()  # the move depends on this view alone, never on the calls before
             out[teacher.act(_NO_OBSERVATION, _NO_OBSERVATION, view)] = 1.0
         return out
 

@@ -529,8 +529,8 @@ def test_discounted_returns_stop_at_each_episode_end():
 
 @pytest.mark.parametrize("game", ["gin_rummy", "least_count", "rummy500"])
 def test_heuristic_move_feature_is_the_heuristics_move(game):
-    """One-hot on the move the heuristic agent makes in the learner's view, zero when the
-    seat has no move; joined after another set, each set's segments in order."""
+    """One-hot on the move a fresh heuristic agent makes in the learner's view, zero when
+    the seat has no move; joined after another set, each set's segments in order."""
     from agents import make_agent
     from agents.features import feature_set
 
@@ -547,11 +547,28 @@ def test_heuristic_move_feature_is_the_heuristics_move(game):
         features = joined.compute(view)
         assert np.array_equal(features[:first.size], first.compute(view))
         move = features[first.size:]
+        heuristic.reset()  # asked afresh: Least Count's heuristic would remember the round's earlier turns
         assert move.sum() == 1 and move[heuristic.act(np.zeros(0), env.action_masks(), view)] == 1
         _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if terminated or truncated:
             assert not advice.compute(env.aec_env.player_view(env.learner)).any()
             env.reset()
+
+
+def test_a_feature_set_pickles_by_name():
+    """A policy sent to an env worker carries its feature set; the copy computes the same."""
+    import pickle
+
+    from agents.features import feature_set
+
+    env = SingleAgentEnv("gin_rummy")
+    env.reset(seed=2)
+    view = env.aec_env.player_view(env.learner)
+    for name in ("gin_hand", "heuristic_move", "gin_hand+heuristic_move"):
+        features = feature_set(name, "hollywood_gin" if name == "gin_hand" else "gin_rummy")
+        copy = pickle.loads(pickle.dumps(features))
+        assert copy.name == name and copy.parts == features.parts
+        assert np.array_equal(copy.compute(view), features.compute(view))
 
 
 @pytest.mark.parametrize("name,message", [("gin_hand+gin_hand", "twice"), ("gin_hand+poker", "'poker'"),
