@@ -97,3 +97,18 @@ def test_training_benchmark_smoke_run_writes_its_section(tmp_path, monkeypatch):
     assert set(rows) == {"sharded: batched, 2 local workers", "SB3 reference (DummyVecEnv, random opponents)"}
     assert rows["SB3 reference (DummyVecEnv, random opponents)"][4] == "1.00x"
     assert rows["sharded: batched, 2 local workers"][6] != "0%"  # the workers' opponent clocks came back
+
+
+def test_learning_curves_smoke_run_draws_every_run_with_an_eval_csv(tmp_path):
+    from training import curves
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.csv").write_text("step,opponent,games,margin,margin_low,margin_high,win_rate,win_low,win_high\n"
+                                  "100,novice,4,1.5,-1.0,4.0,0.5,0.1,0.9\n200,novice,4,2.5,0.0,5.0,0.6,0.2,0.9\n")
+    assert curves.read_evaluations(run) == {"novice": [(100, 1.5, -1.0, 4.0), (200, 2.5, 0.0, 5.0)]}
+    out = tmp_path / "curves.png"
+    assert curves.main([str(run), str(tmp_path / "no_run"), "--against", "novice", "--out", str(out)]) == 0
+    assert out.stat().st_size > 1000
+    with pytest.raises(SystemExit):
+        curves.main([str(tmp_path / "no_run")])
