@@ -3,8 +3,9 @@
 A fresh policy spends most of a short PPO run learning what a rule-based player already
 knows (keep melds, shed high deadwood, knock when allowed). Cloning a teacher first (the
 ``imitation`` section of a config) starts self-play from the teacher's level: the learner's
-seat is played by the teacher against copies of itself for ``decisions`` decisions, and the policy network (not the value net) is fitted to the teacher's moves by
-maximum likelihood under the action mask. With ``fit_value`` the value net is fitted too,
+seat is played by the teacher against copies of itself for ``decisions`` decisions, and
+the policy network is fitted to the teacher's moves by maximum likelihood under the action
+mask. The value net is left as it is unless ``fit_value``: then it is fitted too,
 to the discounted returns the learner's seat earned in those games (shaping included), so
 that PPO's first advantages measure the teacher's play rather than a random critic's
 guesses. PPO then improves on the teacher; the first pool snapshot is the cloned policy.
@@ -118,4 +119,3 @@ def clone(model: MaskablePPO, demos: Demonstrations, config: TrainConfig, seed: 
     known = ~np.isnan(demos.returns[held])
     return {"decisions": len(demos.actions), "final_loss": loss.item(), "held_out_accuracy": accuracy,
             "held_out_value_explained_variance": float(explained_variance(values[known], demos.returns[held][known]))}
-
