@@ -3,15 +3,20 @@ through the env or the engine, and the rules the examples do not reach, against 
 the rules oracle of tests/gin_rummy_oracle.py: every Oklahoma upcard and its doubling, the
 re-discard ban on knocks, the 50th card under a pile of many cards, big gin on 11 cards, the
 match score's edge cases (exact target, 0-point wins, shutouts under every option, boxes
-toward the target), the knock card and the turn cap."""
+toward the target), the knock card and the turn cap; and the bounds of returns and game
+length the engine declares (OpenSpiel's GameInfo), over random games and reached by
+constructed ones."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
 from gin_rummy_oracle import oracle_stakes
 from rummy_envs import IllegalActionError, gin_rummy_v0
 from rummy_envs import cards as C
+from rummy_envs import melds as M
 from rummy_envs.games import gin_rummy as G
 
 ND, D = "player_0", "player_1"  # dealer=1 in every deck below, so player_0 is the non-dealer
@@ -559,3 +564,128 @@ def test_the_turn_cap_counts_each_plain_discard_once(cap):
         state.apply(next(a for a in state.legal_actions() if G.DISCARD <= a < G.KNOCK))
     assert state.is_terminal() and state.turns == cap and state.hand_results[-1].kind == "turn_cap"
     assert state.truncated
+
+
+# ---------------------------------------------------------------------------------------
+# Bounds of any game: the returns and the length OpenSpiel's GameInfo declares
+
+BOUND_RULE_SETS = {
+    "default": {},
+    "oklahoma_big_gin": {"variant": "oklahoma", "big_gin_bonus": 31},
+    "explicit_last_chance": {"knocker_arrangement": "explicit", "layoff_mode": "explicit", "knock_limit": 30,
+                             "stock_end_rule": "opponent_last_chance", "allow_rediscard_taken_card": True},
+    "match": {"episode": "match"},
+    "match_oklahoma_explicit": {"episode": "match", "target_score": 60, "variant": "oklahoma", "big_gin_bonus": 31,
+                                "knocker_arrangement": "explicit", "layoff_mode": "explicit",
+                                "boxes_count_toward_target": True, "shutout_rule": "double_game_bonus"},
+    "match_zero_point_wins": {"episode": "match", "target_score": 40, "undercut_on_tie": False, "gin_bonus": 0,
+                              "undercut_bonus": 0, "shutout_rule": "none", "next_dealer": "loser"},
+    "caps_explicit": {"episode": "match", "max_turns_per_hand": 6, "max_hands_per_match": 4, "knock_limit": 60,
+                      "knocker_arrangement": "explicit", "layoff_mode": "explicit", "dead_stock_size": 26,
+                      "stock_end_rule": "opponent_last_chance"},
+}
+
+
+def showdown_seeking(state: G.GinState, rng: random.Random) -> int:
+    """Random play that mostly knocks when it may and discards its worst card, so that hands
+    end in showdowns (uniform play ends almost every hand dead)."""
+    legal = state.legal_actions()
+    knocks = [a for a in legal if G.KNOCK <= a < G.MELD or a == G.BIG_GIN]
+    if knocks and rng.random() < 0.7:
+        return rng.choice(knocks)
+    discards = [a for a in legal if G.DISCARD <= a < G.KNOCK]
+    if discards and rng.random() < 0.8:
+        hand = state.hands[state.current_player]
+        return min(discards, key=lambda a: (M.min_deadwood(hand ^ (1 << (a - G.DISCARD))), rng.random()))
+    return rng.choice(legal)
+
+
+def check_random_games_within_bounds(state_class: type[G.GinState], config: G.GinConfig, games: int) -> None:
+    """Every return seen at every step of ``games`` seeded games lies within
+    ``utility_bounds``, and no game takes more actions than ``max_game_length``."""
+    low, high = state_class.utility_bounds(config)
+    longest = state_class.max_game_length(config)
+    rng = random.Random(17)
+    for seed in range(games):
+        state = state_class(config, seed)
+        while not state.is_terminal():
+            state.apply(showdown_seeking(state, rng))
+            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
+        assert len(state.history) <= longest, (seed, len(state.history), longest)
+
+
+@pytest.mark.parametrize("name", BOUND_RULE_SETS)
+def test_random_games_stay_within_the_declared_bounds(name):
+    check_random_games_within_bounds(G.GinState, G.GinConfig(**BOUND_RULE_SETS[name]), games=8)
+
+
+@pytest.mark.parametrize("options, returns, length", [
+    ({}, 61.5, 403),  # gin 25 against 98 deadwood, halved; 2 x 200 turns + 3
+    ({"layoff_mode": "explicit", "knocker_arrangement": "explicit", "variant": "oklahoma"}, 125.0, 419),
+    ({"knock_limit": 99}, 62.0, 403),  # an undercut of a 99 knock by 25
+    ({"episode": "match"}, 1522.0, 200 * 403),  # 2 x (99 + 123) + 100 + 100 boxes of 25, halved
+    ({"episode": "match", "undercut_on_tie": False}, 2772.0, 200 * 403),  # 0-point wins: 200 boxes
+    ({"episode": "match", "boxes_count_toward_target": True, "shutout_rule": "none"}, 173.5, 200 * 403),
+])
+def test_the_declared_bounds_of_some_option_sets(options, returns, length):
+    config = G.GinConfig(**options)
+    assert G.GinState.utility_bounds(config) == (-returns, returns)
+    assert G.GinState.max_game_length(config) == length
+
+
+GIN_KNOCKER = "AC 2C 3C AD 2D 3D AH 2H 3H 5S"  # takes the 4H upcard, knocks 5S: gin
+MOST_DEADWOOD = "TC QC TD QD JH KH JS KS 9C 9D"  # 98, no meld: the most ten cards keep
+TEN_FACE_CARDS = "KC KD KH KS QC QD QH QS JC JD"  # 100 if the defender melds nothing
+
+
+@pytest.mark.parametrize("options, knocker, defender, upcard, moves", [
+    ({}, GIN_KNOCKER, MOST_DEADWOOD, "4H", ["TAKE_DISCARD", "KNOCK(5S)"]),
+    ({"variant": "oklahoma"}, "AC 2C 3C AD 2D 3D AS 2S 3S 5H", MOST_DEADWOOD, "4S", ["TAKE_DISCARD", "KNOCK(5H)"]),
+    ({"big_gin_bonus": 31}, "AC 2C 3C AD 2D 3D AH 2H 3H 5H", MOST_DEADWOOD, "4H", ["TAKE_DISCARD", "BIG_GIN"]),
+    ({"layoff_mode": "explicit"}, GIN_KNOCKER, TEN_FACE_CARDS, "4H", ["TAKE_DISCARD", "KNOCK(5S)", "DONE"]),
+    ({"knock_limit": 99, "knocker_arrangement": "explicit"}, "KC KD KH QC QD QH JC JD JH 2S",
+     "AD 2D 3D 4D 5D AH 2H 3H 4H 5H", "9C", ["TAKE_DISCARD", "KNOCK(2S)", "DONE"]),  # K = 99, undercut
+])
+def test_a_constructed_hand_reaches_the_return_bound(options, knocker, defender, upcard, moves):
+    config = G.GinConfig(**options)
+    state = G.GinState(config, seed=0, deck=make_deck(knocker, defender, upcard), dealer=1)
+    for name in moves:
+        state.apply(G.str_to_action(name))
+    assert state.is_terminal()
+    assert sorted(state.returns()) == list(G.GinState.utility_bounds(config))
+
+
+@pytest.mark.parametrize("options, wins", [({}, 99), ({"undercut_on_tie": False}, 199)])
+def test_a_shutout_match_reaches_the_return_bound(options, wins):
+    """``wins`` hands won for 99 points (one point each, or 0 for the ties of
+    ``undercut_on_tie=False``), then a gin against 98 deadwood, the last of 200 hands at most:
+    2 x 222 + 100 + a box of 25 per hand won."""
+    config = G.GinConfig(episode="match", **options)
+    state = G.GinState(config, seed=0, deck=make_deck(GIN_KNOCKER, MOST_DEADWOOD, "4H"), dealer=1)
+    data = state.to_dict()
+    data["match"] = {"totals": [99, 0], "wins": [wins, 0], "winner": -1}
+    state = G.GinState.from_dict(data)
+    state.apply(G.TAKE_DISCARD)
+    state.apply(G.str_to_action("KNOCK(5S)"))
+    assert state.is_terminal() and state.scores() == [2 * 222 + 100 + 25 * (wins + 1), 0]
+    assert sorted(state.returns()) == list(G.GinState.utility_bounds(config))
+
+
+def test_a_constructed_hand_takes_the_longest_game():
+    """One turn allowed: both pass, the non-dealer draws and discards AS onto the dead stock,
+    the dealer takes it and knocks, declares three melds, and the defender lays off all ten
+    cards: 2 + 2 x 1 + 1 + 4 + 12 actions."""
+    config = G.GinConfig(max_turns_per_hand=1, dead_stock_size=30, stock_end_rule="opponent_last_chance",
+                         knocker_arrangement="explicit", layoff_mode="explicit")
+    deck = make_deck("5C 6C 7C 8C 9C 5D 6D 7D 8D AS", "2C 3C 4C 2D 3D 4D 2H 3H 4H QH", "KH", stock_top="9D")
+    state = G.GinState(config, seed=0, deck=deck, dealer=1)
+    for name in ("PASS", "PASS", "DRAW_STOCK", "DISCARD(AS)", "KNOCK(QH)", "MELD(2C 3C 4C)", "MELD(2D 3D 4D)",
+                 "MELD(2H 3H 4H)", "DONE", "DONE"):
+        state.apply(G.str_to_action(name))
+    slots = {C.format(C.from_mask(m)): i for i, m in enumerate(state.knocker_melds)}
+    for suit in "CD":
+        for rank in "56789":
+            state.apply(G.str_to_action(f"LAYOFF({rank}{suit},{slots[f'2{suit} 3{suit} 4{suit}']})"))
+    state.apply(G.DONE)
+    assert state.is_terminal() and state.hand_results[-1].deadwood == [0, 1]
+    assert len(state.history) == G.GinState.max_game_length(config) == 21

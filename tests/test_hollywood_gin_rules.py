@@ -1,6 +1,7 @@
 """Hollywood Gin: the worked examples H1-H6 (docs/hollywood_gin.md#worked-examples), the
-dealer rule, sheet invariants (hypothesis), the sheet in each seat's view, and states
-sampled from a view alone, which keep the sheet and show that seat the same view."""
+dealer rule, sheet invariants (hypothesis), the sheet in each seat's view, states sampled
+from a view alone, which keep the sheet and show that seat the same view, and the bounds of
+returns and game length the engine declares (OpenSpiel's GameInfo)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from rummy_envs import hollywood_gin_v0
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, HollywoodView, Scoresheet
 from test_gin_rummy_env import check_state, knocky
-from test_gin_rummy_rules import G3_DEFENDER, G3_KNOCKER, make_deck
+from test_gin_rummy_rules import (G3_DEFENDER, G3_KNOCKER, GIN_KNOCKER, MOST_DEADWOOD,
+                                  check_random_games_within_bounds, make_deck)
 from test_hollywood_gin_env import EXPLICIT, HOLLYWOOD, SMALL, snapshots
 
 A, B = 0, 1
@@ -217,3 +219,59 @@ def test_sample_from_view_keeps_the_sheet_and_plays_on(options):
             check_state(sampled)
             play_out(HOLLYWOOD, sampled, rng, f"seat {p} in {state.phase.name}")
 
+
+# ---------------------------------------------------------------------------------------
+# Bounds of any game: the returns and the length OpenSpiel's GameInfo declares
+# ---------------------------------------------------------------------------------------
+
+HOLLYWOOD_BOUND_SETS = {
+    "hand": {},
+    "match": {"episode": "match"},
+    "match_no_bonuses_oklahoma": {"episode": "match", "target_score": 60, "column_bonuses": False,
+                                  "variant": "oklahoma", "big_gin_bonus": 31},
+    "match_explicit": {"episode": "match", "target_score": 50, **EXPLICIT, "undercut_on_tie": False,
+                       "shutout_rule": "double_game_bonus", "match_winner_rule": "total_points"},
+    "caps": {"episode": "match", "max_turns_per_hand": 6, "max_hands_per_match": 5, "knock_limit": 60,
+             "stock_end_rule": "opponent_last_chance", "dead_stock_size": 26},
+}
+
+
+@pytest.mark.parametrize("name", HOLLYWOOD_BOUND_SETS)
+def test_random_games_stay_within_the_declared_bounds(name):
+    check_random_games_within_bounds(HollywoodState, HollywoodConfig(**HOLLYWOOD_BOUND_SETS[name]), games=8)
+
+
+@pytest.mark.parametrize("options, returns", [
+    ({}, 61.5),  # gin's: a gin against 98 deadwood; the undercut bonus of 10 changes nothing
+    ({"episode": "match"}, 3 * 1522.0),  # three columns, each settled like gin's match
+    ({"episode": "match", "column_bonuses": False}, 3 * (99 + 123) / 2),
+])
+def test_the_declared_bounds_of_some_option_sets(options, returns):
+    config = HollywoodConfig(**options)
+    assert HollywoodState.utility_bounds(config) == (-returns, returns)
+    assert HollywoodState.max_game_length(config) == G.GinState.max_game_length(config)
+
+
+@pytest.mark.parametrize("column_bonuses, expected", [
+    (True, (2 * (222 + 221 + 220) + 3 * 100 + (100 + 99 + 98) * 25) / 2),
+    (False, (222 + 221 + 220) / 2),
+])
+def test_a_gin_closing_every_column_comes_within_one_percent_of_the_bound(column_bonuses, expected):
+    """A with 99, 98 and 97 one-point wins in G1-G3, B with none, then A's gin against 98
+    deadwood (123 points) closes all three columns, each a shutout."""
+    config = HollywoodConfig(episode="match", column_bonuses=column_bonuses)
+    state = HollywoodState(config, seed=0, deck=make_deck(GIN_KNOCKER, MOST_DEADWOOD, "4H"), dealer=1)
+    state.match = Scoresheet(score=[[99, 98, 97], [0, 0, 0]], entered=[[True] * 3, [False] * 3],
+                             hands=[[99, 98, 97], [0, 0, 0]], wins=[99, 0])
+    state = HollywoodState.from_dict(state.to_dict())
+    play(state, "TAKE_DISCARD", "KNOCK(5S)")
+    assert state.is_terminal() and state.match.closed_by == [A, A, A]
+    high = HollywoodState.utility_bounds(config)[1]
+    assert state.returns() == [expected, -expected] and 0.99 * high <= expected <= high
+
+
+def test_a_hollywood_hand_reaches_the_return_bound():
+    config = HollywoodConfig()
+    state = HollywoodState(config, seed=0, deck=make_deck(GIN_KNOCKER, MOST_DEADWOOD, "4H"), dealer=1)
+    play(state, "TAKE_DISCARD", "KNOCK(5S)")
+    assert state.is_terminal() and sorted(state.returns()) == list(HollywoodState.utility_bounds(config))

@@ -563,3 +563,78 @@ def test_every_round_is_dealt_with_no_reshuffle_made():
             assert state.reshuffles == 0 and state.to_dict()["reshuffles"] == 0, state.round_index
         state.apply(rng.choice(state.legal_actions()))
     assert len(rounds_seen) >= 2
+
+
+# -- bounds of any game (OpenSpiel's GameInfo) ----------------------------------------------
+BOUND_OPTIONS = [  # (options, games)
+    ({"num_players": 2}, 8),
+    ({"num_players": 2, "hand_size": 3, "episode": "match", "elimination_score": 40,
+      "declare_timing": "start_of_any_turn"}, 6),
+    ({"num_players": 3, "episode": "match", "elimination_score": 30, "max_turns_per_round": 30}, 6),
+    ({"num_players": 6, "hand_size": 7, "num_printed_jokers": 2, "cut_joker": True}, 6),
+    ({"num_players": 7, "episode": "match", "elimination_score": 25, "eliminate_on_equal": True,
+      "declare_max_count": 10, "match_end": "first_elimination"}, 4),
+    ({"num_players": 10, "episode": "match", "max_rounds": 4, "max_turns_per_round": 25,
+      "tie_declaration_valid": True, "false_declare_penalty": 40}, 4),
+]
+
+
+def random_move(state: LeastCountState, rng: random.Random, declare: float) -> int:
+    """A random legal action, ``DECLARE`` with probability ``declare`` when offered (uniform
+    play declares at once and mostly falsely; rare declarations make long rounds)."""
+    legal = state.legal_actions()
+    if legal[0] == L.DECLARE and len(legal) > 1:
+        return L.DECLARE if rng.random() < declare else rng.choice(legal[1:])
+    return rng.choice(legal)
+
+
+@pytest.mark.parametrize("options, games", BOUND_OPTIONS)
+def test_random_games_stay_within_the_bounds(options, games):
+    """Every return seen at every step lies within ``utility_bounds``, and no game applies more
+    actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
+    config = LeastCountConfig(**options)
+    low, high = LeastCountState.utility_bounds(config)
+    length = LeastCountState.max_game_length(config)
+    for seed in range(games):
+        state, rng = LeastCountState(config, seed), random.Random(seed)
+        while True:
+            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
+            if state.is_terminal():
+                break
+            state.apply(random_move(state, rng, declare=(0.5, 0.05)[seed % 2]))
+        assert len(state.history) <= length, (seed, len(state.history), length)
+
+
+def test_utility_bounds_are_reached_by_a_false_declaration():
+    """Two players: 50 declared against an ace pays 20 + 49, the most a round pays."""
+    state = scenario(["TC JC QC KC TD", "AS"])
+    play(state, "DECLARE")
+    assert state.hand_results[-1].points == [69, 0]
+    assert tuple(state.returns()) == LeastCountState.utility_bounds(state.config)
+
+
+def test_utility_bounds_of_a_match_are_reached_from_the_threshold():
+    """Two players: seat 0 reaches the threshold 30 exactly, then declares falsely with 50
+    against an ace, ending on 30 + 69, the most a total can be."""
+    first = scenario(["TC JC QC AC", "AS"], current=1, episode="match", elimination_score=30)
+    play(first, "DECLARE")
+    assert first.totals == [30, 0] and not first.is_terminal()
+    data = first.to_dict()  # round 2, with round 1 recorded
+    second = scenario(["TC JC QC KC TD", "AS"], episode="match", elimination_score=30, totals=[30, 0]).to_dict()
+    for key in ("hands", "stock", "open_set", "dead_pile", "phase", "current_player", "dealer", "turn_done", "turns",
+                "known", "pending_discard"):
+        data[key] = second[key]
+    state = LeastCountState.from_dict({**data, "history": []})
+    play(state, "DECLARE")
+    assert state.is_terminal() and state.totals == [99, 0] and state.winners == [1]
+    assert tuple(state.returns()) == LeastCountState.utility_bounds(state.config)
+
+
+@pytest.mark.parametrize("options", [{"max_turns_per_round": 4}, {"episode": "match", "max_turns_per_round": 3,
+                                                                   "max_rounds": 4}])
+def test_max_game_length_is_reached_by_timeouts(options):
+    """Nobody declares: every round times out, and a match runs to its round cap."""
+    state = LeastCountState(LeastCountConfig(num_players=3, **options), seed=1)
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[-1])
+    assert state.truncated and len(state.history) == LeastCountState.max_game_length(state.config)

@@ -820,3 +820,69 @@ def test_a_value_draw_is_uniform_among_the_draws_within_its_bounds():
     assert 51 in sampling.value_draw(low, 3, rng, least=12)
     with pytest.raises(ValueError, match="inconsistent"):
         sampling._counted_draw(C.parse("KS QS"), 1, rng, 5, 0)
+
+
+# -- bounds of any game (OpenSpiel's GameInfo) ----------------------------------------------
+BOUND_OPTIONS = [
+    {"num_players": 2},
+    {"num_players": 2, "episode": "match", "target_score": 60, "max_rounds": 3, "max_draws": 2,
+     "max_table_ops_per_turn": 4},
+    {"num_players": 2, "knock_timing": "start_of_turn", "knock_limit": 12, "stock_out_trigger": "last_card_drawn",
+     "num_jokers": 3, "joker_identity_limit": "none"},
+]
+
+
+@pytest.mark.parametrize("options", BOUND_OPTIONS)
+def test_random_games_stay_within_the_bounds(options):
+    """Every return seen at every step lies within ``utility_bounds``, and no game applies more
+    actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
+    config = ManipulationConfig(**options)
+    low, high = ManipulationState.utility_bounds(config)
+    length = ManipulationState.max_game_length(config)
+    for seed in range(2):
+        state, rng = ManipulationState(config, seed), random.Random(seed)
+        while True:
+            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
+            if state.is_terminal():
+                break
+            state.apply(meldy(state, rng))
+        assert len(state.history) <= length, (seed, len(state.history), length)
+
+
+def against_the_rest(hand: str, phase: str = "MELD", **options) -> ManipulationState:
+    """Two players: A (to move, in ``phase``) holds ``hand``, B every other card of the game,
+    the stock is empty."""
+    config = ManipulationConfig(num_players=2, **options)
+    rest = Counter(config.full_deck()) - Counter(C.parse(hand))
+    return scenario([hand, C.format(sorted(rest.elements()))], phase=phase, num_players=2, **options)
+
+
+@pytest.mark.parametrize("options", [{}, {"episode": "match", "max_rounds": 1}])
+def test_utility_bounds_are_reached_by_going_out_with_three_aces(options):
+    """Out with AC AD AH against the other 50 cards: 365 - 3 + 25 points (with the match
+    bonuses of the one round of a match: + 100 + 25)."""
+    state = against_the_rest("AC AD AH", **options)
+    play(state, "PLACE(AC)", "PLACE(AD)", "PLACE(AH)", "COMMIT")
+    assert state.is_terminal() and state.hand_results[-1].points == [387, 0]
+    assert tuple(reversed(state.returns())) == ManipulationState.utility_bounds(state.config)
+
+
+def test_utility_bounds_are_reached_by_a_knock_with_an_ace():
+    """Without an out bonus the most a round pays is a knock (or stock-out) with AC against
+    everything else: 364 - 1."""
+    state = against_the_rest("AC", phase="END_OF_TURN", out_bonus=0, not_knocker_bonus=0)
+    play(state, "KNOCK")
+    assert state.hand_results[-1].points == [363, 0]
+    assert tuple(reversed(state.returns())) == ManipulationState.utility_bounds(state.config)
+
+
+@pytest.mark.parametrize("options", [{}, {"episode": "match", "max_rounds": 3, "target_score": 10**6}])
+def test_max_game_length_is_reached_with_one_draw_a_turn(options):
+    """One draw a turn and a knock decision before each: every one of the 33 stock cards
+    takes a DRAW, and one more DRAW meets the empty stock, in each round."""
+    config = ManipulationConfig(num_players=2, max_draws=1, knock_timing="start_of_turn", knock_limit=1000, **options)
+    state = ManipulationState(config, seed=1)
+    while not state.is_terminal():
+        play(state, "DRAW")
+    assert all(r.kind == "stock_out" for r in state.hand_results)
+    assert len(state.history) == ManipulationState.max_game_length(config)

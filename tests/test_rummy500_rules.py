@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import random
 import subprocess
 import sys
 from collections import Counter
@@ -655,3 +656,88 @@ def test_a_finished_hand_has_nobody_to_move_and_reads_back():
     play(state, "END_HAND")
     assert state.is_terminal() and state.current_player == -1
     assert Rummy500State.from_dict(state.to_dict()).to_dict() == state.to_dict()
+
+
+# -- bounds of any game (OpenSpiel's GameInfo) ---------------------------------------------
+BOUND_OPTIONS = [
+    {},
+    {"num_players": 4, "num_jokers": 2, "joker_value": 25, "out_bonus": 30, "max_turns_per_hand": 80},
+    {"num_players": 6, "num_jokers": 1, "stock_end_rule": "reshuffle_discards", "must_discard_to_go_out": True,
+     "layoff_credit": "meld_owner", "max_turns_per_hand": 60},
+    {"num_players": 8, "num_decks": 1, "hand_size": 6, "allow_rediscard_taken_card": True, "max_turns_per_hand": 50},
+    {"max_turns_per_hand": 5},
+    {"episode": "match", "target_score": 60, "max_hands": 4, "num_jokers": 1, "out_bonus": 10,
+     "max_turns_per_hand": 40},
+    {"episode": "match", "num_players": 3, "target_score": 40, "tie_break": "share", "max_hands": 3,
+     "top_discard_must_be_used": True, "target_use_timing": "anytime_before_discard", "max_turns_per_hand": 30},
+    # Every hand ends at its deal (no stock, a pile of one): a match of no actions.
+    {"episode": "match", "num_players": 3, "hand_size": 17, "stock_end_rule": "reshuffle_discards", "max_hands": 3},
+]
+
+
+def random_move(state: Rummy500State, rng: random.Random, stall: bool) -> int:
+    """A uniform legal action or, stalling, the longest way through a turn: a random pick
+    while one is offered, then ``CANCEL``."""
+    legal = state.legal_actions()
+    picks = [a for a in legal if R.PICK <= a < R.LAY_OFF]
+    if stall and (picks or R.CANCEL in legal):
+        return rng.choice(picks) if picks else R.CANCEL
+    return rng.choice(legal)
+
+
+@pytest.mark.parametrize("options", BOUND_OPTIONS)
+def test_random_games_stay_within_the_bounds(options):
+    """Every return seen at every step lies within ``utility_bounds``, and no game applies more
+    actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
+    config = Rummy500Config(**options)
+    low, high = Rummy500State.utility_bounds(config)
+    length = Rummy500State.max_game_length(config)
+    for seed in range(6):
+        state, rng = Rummy500State(config, seed), random.Random(seed)
+        while True:
+            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
+            if state.is_terminal():
+                break
+            state.apply(random_move(state, rng, stall=seed >= 4))
+        assert len(state.history) <= length, (seed, len(state.history), length)
+
+
+def extreme_hand(**options) -> Rummy500State:
+    """P about to go out with 2S 3S 4S, credited with the three other suits melded in full; Q
+    holds the other spades and every joker. P's table and Q's hand hold every point of the game."""
+    suits = [{"cards": [f"{r}{s}" for r in "23456789TJQKA"], "credit": [P] * 13} for s in "CDH"]
+    jokers = Rummy500Config(**options).total_jokers
+    return scenario(["2S 3S 4S", "5S 6S 7S 8S 9S TS JS QS KS AS" + " JK" * jokers], melds=suits, **options)
+
+
+@pytest.mark.parametrize("options", [{}, {"out_bonus": 20}, {"num_jokers": 2, "joker_value": 25, "out_bonus": 7}])
+def test_utility_bounds_are_reached_with_two_players(options):
+    state = extreme_hand(**options)
+    meld(state, "2S 3S 4S")
+    assert state.is_terminal() and state.hand_results[-1].kind == "out"
+    assert tuple(reversed(state.returns())) == Rummy500State.utility_bounds(state.config)
+
+
+def test_utility_bounds_of_a_match_add_up_over_its_hands():
+    """Hand 1 of a two-hand match ends at the extreme, and so does hand 2, from the totals hand 1 left."""
+    first = extreme_hand(episode="match", max_hands=2)
+    meld(first, "2S 3S 4S")
+    assert not first.is_terminal() and first.hand_index == 1
+    last = extreme_hand(episode="match", max_hands=2).to_dict()
+    last.update(hand_index=1, first_dealer=P, totals=first.totals)  # the dealer, Q, passed left once
+    last = Rummy500State.from_dict(last)
+    meld(last, "2S 3S 4S")
+    assert last.is_terminal() and last.winners == [P] and last.totals == [2 * first.totals[P], 2 * first.totals[Q]]
+    assert tuple(reversed(last.returns())) == Rummy500State.utility_bounds(last.config)
+
+
+def test_max_game_length_is_reached_but_for_the_table():
+    """The longest hand: after one draw, ``max_turns_per_hand`` times a full suit picked and
+    put back; only the bound's room for table plays (two actions a card of the game) is left."""
+    cap = 20
+    state = scenario(["2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC", "2D"], phase="DRAW", max_turns_per_hand=cap)
+    play(state, "DRAW_STOCK")
+    for _ in range(cap):
+        meld(state, "AC 7C 2C 3C 4C 5C 6C 8C 9C TC JC QC KC", "CANCEL")
+    assert state.is_terminal() and state.truncated and state.hand_results[-1].kind == "turn_cap"
+    assert len(state.history) == Rummy500State.max_game_length(state.config) - 2 * state.config.deck_size

@@ -16,6 +16,10 @@ behaviour as well as by names.
   what the mover did earlier in its turn (Rummy 500's CANCEL, Manipulation's ABORT). They
   lead back to a position already met, so a search over one turn (``check_playable``) tries
   them last and once per line.
+- Bounds of any game under a config, for OpenSpiel's ``GameInfo``: ``utility_bounds(config)``
+  (the least and greatest value any seat's ``returns()`` takes) and ``max_game_length(config)``
+  (the most actions one game applies), both proven from the rules for games dealt from the
+  start, each derivation in its engine's docstring.
 - Sampling hidden information, for search: ``sample_determinization(player, rng)`` redeals
   everything hidden from ``player`` in a copy of the true state; ``sample_from_view(view,
   rng)`` builds such a state from the seat's view alone, which is all an agent is given.
@@ -106,6 +110,17 @@ class GameState(Protocol):
 
     def sample_determinization(self: StateT, player: int, rng: random.Random) -> StateT:
         """A copy with every card hidden from ``player`` redealt consistently with what it saw."""
+        ...
+
+    @classmethod
+    def utility_bounds(cls, config: Any) -> tuple[float, float]:
+        """The least and the greatest value any seat's ``returns()`` can take in a game under
+        ``config`` dealt from the start (truncated games included)."""
+        ...
+
+    @classmethod
+    def max_game_length(cls, config: Any) -> int:
+        """The most actions ``apply`` accepts in one game under ``config``, every cap included."""
         ...
 
     @classmethod

@@ -19,13 +19,58 @@ from rummy_envs import melds as M
 from rummy_envs.errors import action_id
 from rummy_envs.games.base import centred, copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.gin_rummy import actions as A
-from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STOCK, HAND_SIZE, KNOCK, LAYOFF, MELD,
-                                                NUM_ACTIONS, NUM_PLAYERS, PASS, TAKE_DISCARD, Phase)
+from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STOCK, HAND_SIZE, KNOCK, LAYOFF,
+                                                MAX_KNOCKER_MELDS, MELD, NUM_ACTIONS, NUM_PLAYERS, PASS, TAKE_DISCARD,
+                                                Phase)
 from rummy_envs.games.gin_rummy.match import StandardMatch
 from rummy_envs.games.gin_rummy.options import GinConfig
+from rummy_envs.games.gin_rummy.scoring import hand_stakes
 from rummy_envs.games.gin_rummy.solvers import best_knocker_melds
 from rummy_envs.games.gin_rummy.state_dict import GinStateDict
 from rummy_envs.games.gin_rummy.view import GinView
+
+MELDLESS_DEADWOOD = 98  # ten cards without a meld: at most two each of T J Q K, and two cards of 9 or less
+HAND_VALUE = 10 * HAND_SIZE  # ten cards of ten points
+
+
+def hand_points_bound(config: GinConfig) -> int:
+    """The most points one hand can pay (docs/gin_rummy.md#scoring-a-hand).
+
+    Gin and big gin pay their bonus plus the defender's deadwood, no layoffs allowed. That
+    deadwood is at most 98 when the engine melds for the defender (ten cards holding a meld
+    leave at most 70; without one, at most two cards of each ten-point rank: 8 x 10 + 2 x 9),
+    and 100 under ``layoff_mode="explicit"``, where the defender may meld nothing and keep ten
+    ten-point cards. A knock pays less than that deadwood; an undercut pays at most the
+    knocker's deadwood, within the knock limit, plus its bonus. Every point is doubled by an
+    Oklahoma spade upcard; the limit and the doubling are read from every upcard's stakes."""
+    stakes = [hand_stakes(config, upcard) for upcard in range(C.NUM_CARDS)]
+    limit, multiplier = max(s[0] for s in stakes), max(s[1] for s in stakes)
+    deadwood = HAND_VALUE if config.layoff_mode == "explicit" else MELDLESS_DEADWOOD
+    bonus = max(config.gin_bonus, config.big_gin_bonus or 0)
+    return multiplier * max(deadwood + bonus, limit + config.undercut_bonus)
+
+
+def hands_won_bound(config: GinConfig) -> int:
+    """The most hands one seat can win in one game to ``target_score``: at most
+    ``max_hands_per_match``, and, when every won hand pays at least a point (no tie goes to the
+    knocker for 0, no bonus is 0), at most ``target_score``: the points before the last win
+    stay under the target."""
+    zero_win = not config.undercut_on_tie or 0 in (config.gin_bonus, config.big_gin_bonus, config.undercut_bonus)
+    return config.max_hands_per_match if zero_win else min(config.max_hands_per_match, config.target_score)
+
+
+def game_score_bound(config: GinConfig) -> int:
+    """The most one seat can score in one game to ``target_score`` once settled (a gin match,
+    a Hollywood column): hand points under the target before its last won hand, plus that
+    hand; doubled by a ``double_points`` shutout; the game bonus, twice on a
+    ``double_game_bonus`` shutout; a box per hand won (only the last box on top of the target
+    when boxes count toward it). The loser's total stays under the target, its boxes no more
+    than the winner's bound."""
+    points = config.target_score - 1 + hand_points_bound(config)
+    doubled = 2 if config.shutout_rule == "double_points" else 1
+    games = 2 if config.shutout_rule == "double_game_bonus" else 1
+    boxes = 1 if config.boxes_count_toward_target else hands_won_bound(config)
+    return doubled * points + games * config.game_bonus + boxes * config.box_bonus
 
 
 class GinState(GinStateDict):
@@ -77,6 +122,45 @@ class GinState(GinStateDict):
     def returns(self) -> list[float]:
         """Zero-sum points: each player's score minus the mean of the scores."""
         return centred(self.scores())
+
+    # -- bounds of any game (OpenSpiel's GameInfo) ---------------------------------------------
+    @classmethod
+    def max_score(cls, config: GinConfig) -> int:
+        """The most any seat's ``scores()`` can be in a game under ``config`` dealt from the start
+        (a state dict may give a match any totals, which no bound can know); no score is below 0.
+
+        A hand: the most one hand pays (``hand_points_bound``). A match: totals under the
+        target while nobody has won (truncated matches included), then the winner's settled
+        score (``game_score_bound``)."""
+        return hand_points_bound(config) if config.episode == "hand" else game_score_bound(config)
+
+    @classmethod
+    def utility_bounds(cls, config: GinConfig) -> tuple[float, float]:
+        """The least and the greatest value any seat's ``returns()`` can take at any point of a
+        game under ``config`` (truncated games included): with two seats a return is half the
+        difference of two scores in ``[0, max_score]``, so it lies within half ``max_score``.
+        With the defaults: a gin against 98 deadwood, 61.5 in a hand; in a match, 99 one-point
+        wins then that gin, doubled by the shutout, with the game bonus and 100 boxes, 1522."""
+        half = cls.max_score(config) / 2
+        return -half, half
+
+    @classmethod
+    def max_game_length(cls, config: GinConfig) -> int:
+        """An upper bound on the number of actions ``apply`` accepts in one game (episode) under
+        ``config``, every cap included.
+
+        A hand opens with at most two passes of the upcard. Every turn then takes one card
+        (stock or pile) and ends with a plain discard, at most ``max_turns_per_hand`` T of
+        them (taking from the pile uses no stock, so only the cap bounds them). The hand ends
+        at a plain discard, perhaps followed by the 50th-card PASS or knock, or at a knock in
+        place of the discard after at most T - 1 of them: at most 2 + 2T + 1 actions. An
+        explicit knocker then declares at most 3 melds (of three cards or more, out of 10 or
+        11) and DONE; an explicit defender's melds and layoffs each take at least one of its
+        10 cards, plus two DONEs. A match plays at most ``max_hands_per_match`` hands."""
+        knocker = MAX_KNOCKER_MELDS + 1 if config.knocker_arrangement == "explicit" else 0
+        defender = HAND_SIZE + 2 if config.layoff_mode == "explicit" else 0
+        per_hand = 2 * config.max_turns_per_hand + 3 + knocker + defender
+        return per_hand * (config.max_hands_per_match if config.episode == "match" else 1)
 
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action)

@@ -265,6 +265,58 @@ class LeastCountState(LeastCountStateDict):
                 out[q] += mean - result.points[q]
         return out
 
+    # -- bounds of any game (OpenSpiel's GameInfo) -----------------------------------------
+    @classmethod
+    def utility_bounds(cls, config: LeastCountConfig) -> tuple[float, float]:
+        """The least and the greatest value any seat's ``returns()`` can take at any point of a
+        game under ``config`` dealt from the start (truncated games included; a state dict may
+        give a match any totals and record any earlier rounds, which no bound can know).
+
+        A hand never grows (each turn discards at least one card and picks one), so a count
+        lies in ``[L, 10 h]``: h the ``hand_size``, L = 0 with printed jokers or a cut card,
+        else 1 (a hand keeps a card). A round pays each seat dealt in at most
+        ``S = 10 h - L`` (valid declaration or timeout: a count minus a lower one) or, the
+        false declarer alone, ``F' = false_declare_penalty + D - L`` (D the highest count that
+        may declare: 10 h, or less with ``declare_max_count``). With m seats dealt in a seat
+        gets ``mean - points``: at most ``(m-1) S / m`` (it pays 0, the others S) or ``F' / m``
+        (another declared falsely), at least ``-(m-1) P / m``, ``P = max(S, F')``.
+
+        One round (m = n, returns 0 until it ends): ``[-(n-1) P / n, max((n-1) S, F') / n]``.
+
+        A match: every round some seat dealt in pays 0 (the valid declarer, a lowest count at
+        the timeout, any other seat at a false declaration), so no round puts every seat past
+        the threshold and a seat dealt in holds at most E (``elimination_score``, less one with
+        ``eliminate_on_equal``): a total is at most ``T = min(E + P, max_rounds P)``. Seat q's
+        return is ``sum_r (sum_{j != q} p_jr - (m_r - 1) p_qr) / m_r``. It is at least
+        ``-(n-1)/n T`` (m_r <= n), and at most ``T (1/2 + 1/3 + ... + 1/n)``: rank the other
+        seats by their last round, and the k-th last to leave shares every round it scores in
+        with q and the k-1 seats after it, m_r >= k + 1.
+        """
+        n, limit = config.num_players, config.elimination_score - config.eliminate_on_equal
+        low = 0 if config.num_printed_jokers or config.cut_joker else 1
+        high = max(C.GIN_VALUES) * config.hand_size
+        declared = high if config.declare_max_count is None else min(high, config.declare_max_count)
+        spread, false_points = high - low, config.false_declare_penalty + max(declared - low, 0)
+        points = max(spread, false_points)
+        if config.episode == "hand":
+            return -(n - 1) * points / n, max((n - 1) * spread, false_points) / n
+        total = min(limit + points, config.max_rounds * points)
+        return -(n - 1) * total / n, total * sum(1 / m for m in range(2, n + 1))
+
+    @classmethod
+    def max_game_length(cls, config: LeastCountConfig) -> int:
+        """An upper bound on the number of actions ``apply`` accepts in one game (episode) under
+        ``config``, every cap included.
+
+        A turn is a discard and a pick, and the round times out after ``max_turns_per_round``
+        T turns (a single card is always a legal discard, and a pick is always offered, so no
+        turn stalls); a declaration ends it at the start of a turn after at most T - 1 of them.
+        A round is therefore at most 2T actions (reached at the timeout), and a match plays at
+        most ``max_rounds`` rounds (all of them timeouts that eliminate nobody, possibly).
+        """
+        rounds = config.max_rounds if config.episode == "match" else 1
+        return 2 * config.max_turns_per_round * rounds
+
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move; IllegalActionError leaves the state as it was.

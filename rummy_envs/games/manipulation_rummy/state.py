@@ -23,7 +23,15 @@ from rummy_envs.games.manipulation_rummy.actions import (
     action_to_str,
     str_to_action,
 )
-from rummy_envs.games.manipulation_rummy.counts import cards_of, counts_of, still_known
+from rummy_envs.games.manipulation_rummy.counts import (
+    CARD_VALUES,
+    HAND_SIZE,
+    JOKER_VALUE,
+    NUM_CARDS,
+    cards_of,
+    counts_of,
+    still_known,
+)
 from rummy_envs.games.manipulation_rummy.options import GAME, ManipulationConfig
 from rummy_envs.games.manipulation_rummy.rules import _BEGIN, _DRAW, _FINISH
 from rummy_envs.games.manipulation_rummy.sampling import DETERMINIZATION_TRIES, deal_hidden, view_state_dict
@@ -94,6 +102,62 @@ class ManipulationState(ManipulationStateDict):
     def returns(self) -> list[float]:
         """Zero-sum points: each seat's score minus the mean of the scores."""
         return centred(self.scores())
+
+    # -- bounds of any game (OpenSpiel's GameInfo) -----------------------------------------
+    @classmethod
+    def utility_bounds(cls, config: ManipulationConfig) -> tuple[float, float]:
+        """The least and the greatest value any seat's ``returns()`` can take at any point of a
+        game under ``config`` dealt from the start (truncated games included; a state dict may
+        give a match any totals, which no bound can know).
+
+        Scores are never negative, so a centred score lies within ``(n-1)/n`` of the highest
+        score S, either way (one seat at S, the others at 0, or the reverse).
+
+        A round pays each winner ``sum_q v_q - n m + bonus`` (m its lowest value) and the
+        others 0. The hands hold at most V, every card of the game (340 a deck, 25 a joker).
+        (Scores are never negative: a winner holds the lowest value.)
+        Out: m = 0 and the table keeps at least one meld, 3 cards worth 1 or more, so at most
+        ``V - 3 + out_bonus``. Knock or stock-out: every hand holds a card (an emptied hand
+        ends the round as out at once), m >= 1, so at most
+        ``V - n + max(not_knocker_bonus, stock_out_bonus)``. P, the larger, is S of one round.
+
+        A match: with ``tie_break="share"`` every total is below the target before the round
+        that ends the match, so a total is at most ``min(target - 1 + P, max_rounds P)``
+        (``max_rounds P`` with ``"play_on"``, where tied leaders play on); the final score adds
+        ``game_bonus`` and ``round_win_bonus`` for each of at most ``max_rounds`` rounds won.
+        Two players reach the bound of one round: out with three aces, or a knock or
+        stock-out holding one ace, against the rest of the game.
+        """
+        n, rounds = config.num_players, config.max_rounds
+        value = sum(CARD_VALUES[:NUM_CARDS]) * config.decks + JOKER_VALUE * config.total_jokers
+        best = max(value - 3 + config.out_bonus,
+                   value - n + max(config.not_knocker_bonus, config.stock_out_bonus))
+        if config.episode == "match":
+            total = rounds * best
+            if config.tie_break == "share":
+                total = min(total, config.target_score - 1 + best)
+            best = total + config.game_bonus + config.round_win_bonus * rounds
+        return -(n - 1) * best / n, (n - 1) * best / n
+
+    @classmethod
+    def max_game_length(cls, config: ManipulationConfig) -> int:
+        """An upper bound on the number of actions ``apply`` accepts in one game (episode) under
+        ``config``, every cap included.
+
+        Every draw takes a stock card, at most ``D = deck_size - 10 n`` in a round. A meld
+        decision follows a draw of its own (none when ``max_draws`` is 1) and takes at most K
+        actions (``max_table_ops_per_turn``): ``NO_MELD``, or placements ended by ``COMMIT``
+        or ``ABORT`` before the K-th, which forces the abort. A turn has one knock decision at
+        most, and every turn but the round's last draws a card: at most D + 1 of them. So a
+        round takes at most ``D (K + 1) + 1`` actions, and a match ``max_rounds`` rounds. No
+        loop of decisions escapes these caps. With ``max_draws=1`` the bound, D + 1, is reached
+        by ``knock_timing="start_of_turn"`` with every hand within ``knock_limit``: DRAW after
+        DRAW until the stock runs out.
+        """
+        melds = config.max_table_ops_per_turn if config.max_draws > 1 else 0
+        draws = config.deck_size - HAND_SIZE * config.num_players
+        rounds = config.max_rounds if config.episode == "match" else 1
+        return rounds * (draws * (melds + 1) + 1)
 
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:

@@ -16,7 +16,7 @@ from rummy_envs.errors import action_id
 from rummy_envs.games.base import copy_with_lists, illegal_action, unseen_pool
 from rummy_envs.games.rummy500.actions import (CANCEL, DISCARD, DRAW_STOCK, END_HAND, JOKER, LAY_OFF, MELD_NEW, PICK,
                                                PICK_JOKER, TAKE_DISCARD, Phase, action_to_str, str_to_action)
-from rummy_envs.games.rummy500.melds import ms_add, ms_count, multiset, multiset_cards
+from rummy_envs.games.rummy500.melds import RANK_POINTS, ms_add, ms_count, multiset, multiset_cards
 from rummy_envs.games.rummy500.options import GAME, Rummy500Config
 from rummy_envs.games.rummy500.rules import today_utc
 from rummy_envs.games.rummy500.scoring import HandResult
@@ -97,6 +97,48 @@ class Rummy500State(Rummy500StateDict):
     def str_to_action(self, text: str) -> int:
         """The action id of a name as ``action_to_str`` writes it (ValueError otherwise)."""
         return str_to_action(text)
+
+    # -- bounds of any game (OpenSpiel's GameInfo) -----------------------------------------
+    @classmethod
+    def utility_bounds(cls, config: Rummy500Config) -> tuple[float, float]:
+        """The least and the greatest value any seat's ``returns()`` can take at any point of a
+        game under ``config`` dealt from the start (truncated games included; a state dict may
+        give a match any totals, which no bound can know).
+
+        A hand scores seat q ``x_q = t_q - h_q`` (table minus hand points, plus ``out_bonus`` b
+        for the one seat that went out). Every card is in one place, worth on the table at most
+        its value in a hand (a low ace 1, not 15), so all the t_q and h_q add up to at most V,
+        the value of every card of the game. Seat i's centred points
+        ``r_i = (n-1)/n x_i - 1/n sum_{j != i} x_j`` are then at most
+        ``(n-1)/n (t_i + b) + 1/n sum_{j != i} h_j <= (n-1)/n (V + b)`` (i melded all that the
+        others do not hold, and went out) and at least
+        ``-(n-1)/n h_i - 1/n (sum_{j != i} t_j + b) >= -((n-1) V + b) / n`` (i holds all that
+        is not on the others' table, and another went out). Two players reach both; with more,
+        the card each other seat still holds leaves a little slack. Returns are 0 until a
+        one-hand episode ends; a match's are the sum of its hands' (centring is linear), over
+        at most ``max_hands`` hands.
+        """
+        n, bonus = config.num_players, config.out_bonus
+        value = 4 * sum(RANK_POINTS) * config.decks + config.total_jokers * config.joker_value
+        hands = config.max_hands if config.episode == "match" else 1
+        return -hands * ((n - 1) * value + bonus) / n, hands * (n - 1) * (value + bonus) / n
+
+    @classmethod
+    def max_game_length(cls, config: Rummy500Config) -> int:
+        """An upper bound on the number of actions ``apply`` accepts in one game (episode) under
+        ``config``, every cap included.
+
+        In a hand ``turns`` counts the discards d and the cancels c, and the hand ends when it
+        reaches ``max_turns_per_hand`` T: d + c <= T. Each turn opens with one draw
+        (``DRAW_STOCK``, ``TAKE_DISCARD`` or ``END_HAND``): at most d + 1. A pending group
+        always lies inside one set, sequence or layoff, so a cancelled group took at most 13
+        picks (a full suit); a committed group of k picks puts k cards on the table, which they
+        never leave, so the picks and commits of committed groups are at most 2N, N the cards
+        of the game. A hand therefore takes at most (d + 1) + d + 14c + 2N <= 14T + 1 + 2N
+        actions (worst: T cancels of 13-card groups), and a match ``max_hands`` hands.
+        """
+        per_hand = (C.NUM_RANKS + 1) * config.max_turns_per_hand + 1 + 2 * config.deck_size
+        return (config.max_hands if config.episode == "match" else 1) * per_hand
 
     # -- applying actions ------------------------------------------------------------------
     def apply(self, action: int) -> None:
