@@ -12,11 +12,9 @@ supply the short words. Wrong input gets a one-line hint and never reaches the e
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, TextIO
 
 import rummy_envs
@@ -26,6 +24,7 @@ from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import INFO_KEYS
 from rummy_envs.games.gin_rummy import GinView
+from rummy_envs.view_text import cards_text, field_text, view_fields
 
 PREFERRED_OPPONENTS = ("heuristic", "novice", "random")
 HELP_WORDS = ("help", "h", "?")
@@ -91,58 +90,29 @@ class MoveReader:
 
 # -- screens -----------------------------------------------------------------------------------
 def _cards(cards: Sequence[int]) -> str:
-    return C.format(list(cards)) or "-"
+    return cards_text(cards)
 
 
 def _melds(melds: Sequence[Sequence[int]]) -> str:
     return "  ".join(f"[{slot}] {_cards(m)}" for slot, m in enumerate(melds)) or "-"
 
 
-_CARD_WORDS = {"hand", "hands", "cards", "card", "discard", "discarded", "pile", "meld", "melds", "known",
-               "deadwood", "upcard"}
-_NUMBER_WORDS = ("size", "count", "won", "score", "limit", "number", "turn", "credit")  # prefixes
 # Info keys not shown with each hand: the end-of-game ones and the batchable INFO_KEYS (which
 # repeat the hand result's points and the scores).
 _END_KEYS = ("hand_result", "final_scores", *INFO_KEYS)
 
 
-def _is_card(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= C.JOKER
-
-
-def _show(name: str, value: Any) -> str:
-    """A view field or info entry as text: card ids (guessed from the name) as card strings,
-    nested records field by field."""
-    words = name.split("_")
-    cardish = bool(_CARD_WORDS.intersection(words)) and not any(w.startswith(_NUMBER_WORDS) for w in words)
-    if isinstance(value, Enum):
-        return value.name
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return "(" + ", ".join(f"{key}: {_show(key, v)}" for key, v in value.items()) + ")"
-    if isinstance(value, (list, tuple)):
-        if cardish and all(map(_is_card, value)):
-            return _cards(value)
-        if value and all(isinstance(v, (list, tuple, dict)) or dataclasses.is_dataclass(v) for v in value):
-            return " | ".join(_show(name, v) for v in value)
-    if cardish and _is_card(value) and {"card", "discard", "upcard"}.intersection(words):
-        return C.format_card(value)
-    return str(value)
-
-
 def generic_table(view: Any, seats: list[str]) -> str:
     """Every public field of a player view (a frozen dataclass), for games without a screen."""
     lines = [f"--- you are {seats[0]}; others: {', '.join(seats[1:])} ---"]
-    lines += [f"{f.name}: {_show(f.name, getattr(view, f.name))}"
-              for f in dataclasses.fields(view) if f.name != "legal_actions"]
+    lines += [f"{name}: {text}" for name, text in view_fields(view)]
     return "\n".join(lines)
 
 
 def generic_hand_result(info: dict[str, Any], seats: list[str]) -> str:
     """A finished hand's info entries (the hand result's, then any other), one per line."""
     items = [*info.get("hand_result", {}).items(), *((k, v) for k, v in info.items() if k not in _END_KEYS)]
-    return "\n".join(["=== hand over ===", *(f"  {key}: {_show(key, value)}" for key, value in items if key != "seat")])
+    return "\n".join(["=== hand over ===", *(f"  {key}: {field_text(key, value)}" for key, value in items if key != "seat")])
 
 
 def plain_move(name: str, mine: bool, before: Any, after: Any) -> str:

@@ -170,6 +170,17 @@ class RummyEnv(AECEnv, ABC):
     def _encode(self, player: int) -> np.ndarray:
         ...
 
+    def encode(self, game: GameState, player: int) -> np.ndarray:
+        """``player``'s observation vector (what ``observe`` returns under ``"observation"``) in
+        any engine state ``game`` of this env's rules, leaving the env's own episode as it was:
+        the OpenSpiel bridge's observation tensor."""
+        episode = self.game
+        self.game = game
+        try:
+            return self._encode(player)
+        finally:
+            self.game = episode
+
     def player_view(self, agent: str) -> PlayerView:
         """What ``agent`` may see, as its game's frozen view dataclass (for rule-based agents,
         search agents and people); it never holds a card hidden from that seat."""
