@@ -113,7 +113,7 @@ def layer(module: str) -> int:
         return 2 if len(parts) > 2 else 1
     if len(parts) > 1 and parts[1] == "envs":
         return 3
-    if len(parts) == 1 or parts[1].endswith("_v0") or parts[1] in ("wrappers", "replay", "adapters"):
+    if len(parts) == 1 or parts[1].endswith("_v0") or parts[1] in ("wrappers", "replay", "adapters", "openspiel"):
         return 4
     return 0
 
