@@ -222,15 +222,22 @@ Step = tuple[int, int, tuple[tuple[str, Any], ...]]
 
 class _Record:
     """One player's information-state record: lines of text, then the view it opened with and
-    the steps since, kept as values until the text is asked for (random play and rollouts
-    never ask)."""
+    the steps since, kept as values until the text is asked for. ``opened`` once it holds (or
+    held) its opening view."""
 
-    __slots__ = ("lines", "opening", "steps")
+    __slots__ = ("lines", "opened", "opening", "steps")
 
-    def __init__(self, lines: list[str], opening: PlayerView | None = None, steps: list[Step] | None = None) -> None:
+    def __init__(self, lines: list[str], opened: bool = False, opening: PlayerView | None = None,
+                 steps: list[Step] | None = None) -> None:
         self.lines = lines
+        self.opened = opened
         self.opening = opening
         self.steps = steps if steps is not None else []
+
+    def open_with(self, view: PlayerView) -> None:
+        """Open the record with ``view``, unless it opened before (a player who goes on)."""
+        if not self.opened:
+            self.opening, self.opened = view, True
 
     def text(self, engine: GameState) -> str:
         """The record as text, one line a step (``engine`` names the actions)."""
@@ -245,72 +252,95 @@ class _Record:
         return "\n".join(self.lines)
 
     def copy(self) -> _Record:
-        return _Record(list(self.lines), self.opening, list(self.steps))
+        return _Record(list(self.lines), self.opened, self.opening, list(self.steps))
 
 
 @dataclass
 class _Play:
     """The Python side of a state: what ``clone`` copies and ``serialize`` pickles.
 
-    ``records[p]`` is player ``p``'s information-state record and ``views[p]`` its view when
-    last recorded; ``returns`` and ``rewards`` are the engine's returns now and their change
-    over the last action."""
+    The records are written lazily, since random play and rollouts never read them: ``moves``
+    are the actions applied since ``origin`` (the engine when the records opened, never
+    changed), and the records cover the first ``covered`` of them, replayed on ``cursor``
+    (``views`` are the players' views there; no cursor and no views before the first
+    catch-up). ``returns`` and ``rewards`` are the engine's returns now and their change over
+    the last action."""
 
     game: str
     seed_bytes: list[int]
     engine: GameState | None = None
     records: list[_Record] = dataclasses.field(default_factory=list)
+    origin: GameState | None = None
+    moves: list[int] = dataclasses.field(default_factory=list)
+    covered: int = 0
+    cursor: GameState | None = None
     views: list[PlayerView] = dataclasses.field(default_factory=list)
     returns: list[float] = dataclasses.field(default_factory=list)
     rewards: list[float] = dataclasses.field(default_factory=list)
 
-    def start(self, engine: GameState, heads: list[list[str]] | None = None) -> None:
-        """Begin play in ``engine``: each player's record opens with its whole view, after
-        the lines ``heads[p]`` when given (what the player recalls of an earlier world)."""
+    def start(self, engine: GameState, records: list[_Record] | None = None) -> None:
+        """Begin play in ``engine``: each player's record opens with its view there, after
+        ``records`` when given (what each player recalls of an earlier world; a record that
+        already holds a view goes on from it)."""
         n = engine.config.num_players
-        self.engine = engine
-        self.views = [engine.player_view(p) for p in range(n)]
-        heads = heads or [[f"player {p} of {n}"] for p in range(n)]
-        self.records = [_Record(heads[p], self.views[p]) for p in range(n)]
+        self.engine, self.origin = engine, engine.clone()
+        self.records = records or [_Record([f"player {p} of {n}"]) for p in range(n)]
+        self.moves, self.covered, self.cursor, self.views = [], 0, None, []
         self.returns = list(engine.returns())
         self.rewards = [0.0] * n
 
     def play(self, action: int) -> None:
-        """Apply a player's action to the engine and record what each player saw of it."""
+        """Apply a player's action to the engine (the records catch up when read)."""
         engine = self.engine
-        mover = engine.current_player
         engine.apply(action)
-        views = self.views
-        for p, record in enumerate(self.records):
-            before, after = views[p], engine.player_view(p)
-            changes = tuple((name, getattr(after, name)) for name in _field_names(after)
-                            if getattr(before, name) != getattr(after, name))
-            record.steps.append((mover, action if p == mover else -1, changes))
-            views[p] = after
+        self.moves.append(action)
         returns = engine.returns()
         self.rewards = [new - old for new, old in zip(returns, self.returns)]
         self.returns = list(returns)
 
+    def catch_up(self) -> None:
+        """Record every move not yet recorded: what each player saw of it."""
+        if self.cursor is None:
+            self.cursor = self.origin.clone()
+            self.views = [self.cursor.player_view(p) for p in range(len(self.records))]
+            for record, view in zip(self.records, self.views):
+                record.open_with(view)
+        cursor, views = self.cursor, self.views
+        for action in self.moves[self.covered:]:
+            mover = cursor.current_player
+            cursor.apply(action)
+            for p, record in enumerate(self.records):
+                before, after = views[p], cursor.player_view(p)
+                changes = tuple((name, getattr(after, name)) for name in _field_names(after)
+                                if getattr(before, name) != getattr(after, name))
+                record.steps.append((mover, action if p == mover else -1, changes))
+                views[p] = after
+        self.covered = len(self.moves)
+
     def record_text(self, player: int) -> str:
+        self.catch_up()
         return self.records[player].text(self.engine)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Play:
-        return _Play(self.game, list(self.seed_bytes), None if self.engine is None else self.engine.clone(),
-                     [r.copy() for r in self.records], list(self.views), list(self.returns), list(self.rewards))
+        engine, cursor = self.engine, self.cursor
+        return _Play(self.game, list(self.seed_bytes), None if engine is None else engine.clone(),
+                     [r.copy() for r in self.records], self.origin, list(self.moves), self.covered,
+                     None if cursor is None else cursor.clone(), list(self.views), list(self.returns),
+                     list(self.rewards))
 
     def __getstate__(self) -> dict[str, Any]:
-        """The engine as its state dict, the records as text."""
+        """The engine as its state dict, the records as text (their origin is now)."""
+        texts = [self.record_text(p).split("\n") for p in range(len(self.records))] if self.engine else []
         return {"game": self.game, "seed_bytes": self.seed_bytes, "returns": self.returns, "rewards": self.rewards,
-                "records": [self.record_text(p).split("\n") for p in range(len(self.records))],
-                "state": None if self.engine is None else self.engine.to_dict()}
+                "records": texts, "state": None if self.engine is None else self.engine.to_dict()}
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.game, self.seed_bytes = data["game"], list(data["seed_bytes"])
+        self.engine, self.records, self.origin = None, [], None
+        self.moves, self.covered, self.cursor, self.views = [], 0, None, []
+        if data["state"] is not None:
+            self.start(_state_class(self.game).from_dict(data["state"]), [_Record(lines, opened=True) for lines in data["records"]])
         self.returns, self.rewards = data["returns"], data["rewards"]
-        self.records = [_Record(lines) for lines in data["records"]]
-        self.engine = None if data["state"] is None else _state_class(self.game).from_dict(data["state"])
-        self.views = [] if self.engine is None else [self.engine.player_view(p)
-                                                     for p in range(self.engine.config.num_players)]
 
 
 class RummyState(pyspiel.State):
@@ -388,10 +418,10 @@ class RummyState(pyspiel.State):
         world.seed = rng.getrandbits(8 * SEED_BYTES)
         n = self._config.num_players
         play = state._play
-        own = play.records[player_id]
+        play.catch_up()
+        records = [play.records[p] if p == player_id else _Record([f"player {p} of {n}", "resampled"]) for p in range(n)]
         returns, rewards = play.returns, play.rewards
-        play.start(world, [[f"player {p} of {n}", "resampled"] for p in range(n)])
-        play.records[player_id] = own  # its view is unchanged: so is its record
+        play.start(world, records)  # the player's view is unchanged: its record goes on
         play.returns, play.rewards = returns, rewards
         return state
 
