@@ -203,7 +203,7 @@ class RummyGame(pyspiel.Game):
 
 @functools.cache
 def _names_of(view_class: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(view_class) if f.name != "legal_actions")
+    return tuple(f.name for f in dataclasses.fields(view_class) if f.name not in TEXT_SKIPS)
 
 
 def _field_names(view: PlayerView) -> tuple[str, ...]:
@@ -211,8 +211,13 @@ def _field_names(view: PlayerView) -> tuple[str, ...]:
     return _names_of(type(view))
 
 
+TEXT_SKIPS = ("legal_actions", "rules")
+"""View fields the strings leave out: the legal actions (the state has them) and the rules
+(the game's parameters)."""
+
+
 def _view_text(view: PlayerView) -> str:
-    return "\n".join(f"{name}: {text}" for name, text in view_fields(view))
+    return "\n".join(f"{name}: {text}" for name, text in view_fields(view, TEXT_SKIPS))
 
 
 Step = tuple[int, int, tuple[tuple[str, Any], ...]]

@@ -14,9 +14,9 @@ from typing import Any
 
 from rummy_envs import cards as C
 
-_CARD_WORDS = {"hand", "hands", "cards", "card", "discard", "discarded", "pile", "meld", "melds", "known",
-               "deadwood", "upcard"}
-_NUMBER_WORDS = ("size", "count", "won", "score", "limit", "number", "turn", "credit")  # prefixes
+_CARD_WORDS = {"hand", "hands", "cards", "card", "discard", "discarded", "pile", "meld", "melds", "known", "set",
+               "deadwood", "upcard", "pending", "table", "placed", "naturals"}
+_NUMBER_WORDS = ("size", "count", "won", "score", "limit", "number", "turn", "credit", "column")  # prefixes
 
 
 def cards_text(cards: Any) -> str:

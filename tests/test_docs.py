@@ -222,7 +222,7 @@ def test_hollywood_tables_match_the_code():
 
 
 @pytest.mark.parametrize("doc", ["gin_rummy.md", "hollywood_gin.md", "rummy500.md", "manipulation_rummy.md",
-                                 "least_count.md", "table_solver.md", "conventions.md", "tournaments.md"])
+                                 "least_count.md", "table_solver.md", "conventions.md", "tournaments.md", "openspiel.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples of a doc, run in order with shared names (those of fenced python
     blocks where it has them, else the whole text's)."""

@@ -311,3 +311,38 @@ def test_outcome_sampling_mccfr_runs_on_the_smallest_variant():
     assert set(probabilities) == set(state.legal_actions())
     assert sum(probabilities.values()) == pytest.approx(1.0)
     assert len(solver._infostates) > 50, "MCCFR met many information states of the game"
+
+
+def test_the_docs_table_of_games_matches_the_code():
+    from test_docs import DOCS, markdown_tables
+
+    tables = {tuple(header[:2]): rows for header, rows in markdown_tables((DOCS / "openspiel.md").read_text())}
+    rows = tables[("game", "OpenSpiel name")]
+    assert [row[0].strip("`") for row in rows] == list(rummy_envs.ENVS)
+    for row in rows:
+        name = row[0].strip("`")
+        game = O.load_game(name)
+        fewest, most = O.PLAYER_COUNTS[name]
+        players = str(fewest) if fewest == most else f"{fewest}-{most}"
+        expected = [f"`{O.short_name(name)}`", players, str(game.num_players()), str(game.num_distinct_actions()),
+                    str(game.observation_tensor_size()), f"{game.min_utility():g}", f"{game.max_utility():g}",
+                    str(game.max_game_length())]
+        assert row[1:] == expected, name
+    for name, (fewest, most) in O.PLAYER_COUNTS.items():
+        config_class = game_config_class(name)
+        for players in (fewest, most):
+            assert config_class.from_kwargs(**player_option(name, players)).num_players == players
+        for players in (fewest - 1, most + 1):
+            with pytest.raises(ValueError):
+                config_class.from_kwargs(**player_option(name, players))
+
+
+def game_config_class(name: str) -> type:
+    return rummy_envs.ENVS[name].raw_env.state_class.config_class
+
+
+def player_option(name: str, players: int) -> dict[str, int]:
+    """The option that sets the number of players (the gin games have two, and no option)."""
+    if name in ("gin_rummy", "hollywood_gin"):
+        return {} if players == 2 else {"num_players": players}
+    return {"num_players": players}
