@@ -174,6 +174,10 @@ class RummyGame(pyspiel.Game):
         )
         super().__init__(game_type(game), info, {name: params[name] for name in params})
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its game string, loaded again through pyspiel's registry."""
+        return pyspiel.load_game, (str(self),)
+
     def new_initial_state(self) -> RummyState:
         """The start of a game: the first chance node of the deal seed."""
         return RummyState(self)

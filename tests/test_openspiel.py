@@ -67,6 +67,21 @@ def test_openspiel_random_simulation_with_serialization(name, options):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("name", list(rummy_envs.ENVS))
+def test_openspiel_python_games_simulation_checks(name):
+    """OpenSpiel's own Python checks (``games_sim_test``): pickled games and game types, clones
+    and serialization along a random game, returns in range at its end; a game and a state
+    unpickled in a fresh process need nothing else."""
+    from open_spiel.python.tests import games_sim_test
+
+    game = O.load_game(name)
+    games_sim_test.GamesSimTest("test_breakthrough").sim_game(game)
+    again = pickle.loads(pickle.dumps(game))
+    assert type(again) is type(game) and again.config == game.config
+    state = play_randomly(game.new_dealt_state(5), random.Random(1), 5)
+    assert str(pickle.loads(pickle.dumps(state))) == str(state)
+
+
 def test_every_game_is_registered_and_loads_from_its_game_string():
     names = pyspiel.registered_names()
     for name in rummy_envs.ENVS:
