@@ -148,10 +148,11 @@ def measure_group(runners: list[Runner], args: argparse.Namespace, slices: int |
 # our envs under uniform-random legal play
 
 
-def env_unit(seed: int, game: str, **options: object) -> tuple[Unit, None]:
+def env_unit(seed: int, game: str, frames: bool = False, **options: object) -> tuple[Unit, None]:
     """A unit plays one game of ``game``'s AEC env (seeded ``seed``, ``seed + 1``, ...) by
-    uniform-random legal play and returns its decisions (steps of finished agents not counted)."""
-    env = rummy_envs.ENVS[game].env(**options)
+    uniform-random legal play and returns its decisions (steps of finished agents not counted);
+    with ``frames`` it draws an ``rgb_array`` frame after each decision."""
+    env = rummy_envs.ENVS[game].env(**options, **({"render_mode": "rgb_array"} if frames else {}))
     choice = random.Random(seed).choice
     played = [0]
 
@@ -167,6 +168,8 @@ def env_unit(seed: int, game: str, **options: object) -> tuple[Unit, None]:
                 continue
             mask = obs["action_mask"] if isinstance(obs, dict) and "action_mask" in obs else info["action_mask"]
             step(int(choice(mask.nonzero()[0])))
+            if frames:
+                env.render()
             steps += 1
             if steps > MAX_DECISIONS_PER_GAME:
                 raise RuntimeError(f"game with seed {seed + played[0] - 1} exceeded {MAX_DECISIONS_PER_GAME} decisions")

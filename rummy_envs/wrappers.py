@@ -118,7 +118,7 @@ class SingleAgentEnv(gymnasium.Env):
     seat ``(offset + k) % num_players``, the offset drawn from the seed.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"]}  # what every RummyEnv renders
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}  # every RummyEnv's
 
     def __init__(self, game: str, opponents: Opponents = None, learner_seat: int | None = None,
                  render_mode: str | None = None, **options: Any) -> None:
@@ -128,7 +128,8 @@ class SingleAgentEnv(gymnasium.Env):
         options.setdefault("illegal_action", "terminate")
         options.setdefault("rich_info", True)
         self.aec_env: RummyEnv = rummy_envs.ENVS[game].raw_env(render_mode=render_mode, **options)
-        self.metadata = {"render_modes": list(self.aec_env.metadata["render_modes"])}  # per instance, as the env's
+        self.metadata = {"render_modes": list(self.aec_env.metadata["render_modes"]),  # per instance, as the env's
+                         "render_fps": self.aec_env.metadata["render_fps"]}
         self.num_players = len(self.aec_env.possible_agents)
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < self.num_players):
             raise ValueError(f"learner_seat={learner_seat!r} is invalid; expected None or a seat 0..{self.num_players - 1}")
@@ -244,7 +245,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions as booleans (all False once the episode is over)."""
         return self._mask
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self.aec_env.render()
 
     def close(self) -> None:

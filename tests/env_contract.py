@@ -22,7 +22,7 @@ import random
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1261,8 +1261,10 @@ def render_human(spec: GameSpec, capsys: Any) -> None:
     assert quiet.render() is None
     text = quiet.render("ansi")  # a mode argument, as RLlib's PettingZooEnv passes one
     assert isinstance(text, str) and quiet.unwrapped.game.phase.name in text
-    with pytest.raises(ValueError, match="rgb_array"):
-        quiet.render("rgb_array")
+    frame = quiet.render("rgb_array")
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    with pytest.raises(ValueError, match="video"):
+        quiet.render("video")
 
 
 def action_names_round_trip(spec: GameSpec) -> None:
@@ -1284,7 +1286,8 @@ def action_names_round_trip(spec: GameSpec) -> None:
 def bad_env_options(spec: GameSpec) -> None:
     for kwargs, name in (({"reward": "x"}, "reward"), ({"reward_scale": 0}, "reward_scale"),
                          ({"reward_scale": -1.0}, "reward_scale"), ({"illegal_action": "ignore"}, "illegal_action"),
-                         ({"render_mode": "rgb_array"}, "render_mode"), ({"episode": "tournament"}, "episode"),
+                         ({"render_mode": "video"}, "render_mode"), ({"render_seat": -1}, "render_seat"),
+                         ({"episode": "tournament"}, "episode"),
                          ({"no_such_option": 1}, "no_such_option")):
         with pytest.raises(ValueError, match=name):
             spec.make_env(**kwargs)
@@ -1296,7 +1299,7 @@ def unknown_option_lists_every_accepted_name(spec: GameSpec) -> None:
     """A misspelt option's error names every option the env accepts: its env options and the
     engine's rules options."""
     accepted = spec.module.raw_env.accepted_options()
-    env_options = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info"}
+    env_options = {"render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "render_seat"}
     rules = {f.name for f in dataclasses.fields(spec.config_class)}
     assert env_options | rules <= set(accepted)
     with pytest.raises(ValueError, match="ilegal_action") as error:
@@ -1326,3 +1329,23 @@ def dead_steps(spec: GameSpec) -> None:
                 seen.append(agent)
                 env.step(None)
             assert sorted(seen) == sorted(agents) and env.agents == []
+
+
+def check_within_bounds(state_class: Any, config: Any, seeds: Iterable[int],
+                        choose: Callable[[Any, random.Random, int], int], rng_seed: int | None = None) -> None:
+    """Play a game of ``state_class`` under ``config`` for each seed, ``choose(state, rng,
+    seed)`` picking the moves: every return seen at every step lies within the engine's
+    ``utility_bounds``, and no game applies more actions than its ``max_game_length`` (the
+    checks of OpenSpiel's random-simulation test). ``rng_seed`` shares one random stream
+    over the games; by default each game has its own, seeded by its seed."""
+    low, high = state_class.utility_bounds(config)
+    longest = state_class.max_game_length(config)
+    shared = None if rng_seed is None else random.Random(rng_seed)
+    for seed in seeds:
+        state, rng = state_class(config, seed), shared or random.Random(seed)
+        while True:
+            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
+            if state.is_terminal():
+                break
+            state.apply(choose(state, rng, seed))
+        assert len(state.history) <= longest, (seed, len(state.history), longest)

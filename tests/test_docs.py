@@ -29,7 +29,7 @@ from rummy_envs.games import rummy500 as R
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GIN_DOC = DOCS / "gin_rummy.md"
 HOLLYWOOD_DOC = DOCS / "hollywood_gin.md"
-ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "rich_info")
+ENV_OPTIONS = ("render_mode", "reward", "reward_scale", "illegal_action", "rich_info", "render_seat")
 
 
 def _cells(line: str) -> list[str]:
@@ -222,7 +222,8 @@ def test_hollywood_tables_match_the_code():
 
 
 @pytest.mark.parametrize("doc", ["gin_rummy.md", "hollywood_gin.md", "rummy500.md", "manipulation_rummy.md",
-                                 "least_count.md", "table_solver.md", "conventions.md", "tournaments.md", "openspiel.md"])
+                                 "least_count.md", "table_solver.md", "conventions.md", "tournaments.md", "openspiel.md",
+                                 "frames.md"])
 def test_examples_run(doc):
     """The ``>>>`` examples of a doc, run in order with shared names (those of fenced python
     blocks where it has them, else the whole text's)."""

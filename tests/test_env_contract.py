@@ -53,7 +53,8 @@ def test_metadata_and_registry(spec):
     game = spec.module.raw_env.metadata["name"].removesuffix("_v0")
     assert rummy_envs.ENVS[game] is spec.module and game in spec.module.__name__
     meta = spec.module.raw_env.metadata
-    assert meta["render_modes"] == ["human", "ansi"] and meta["is_parallelizable"] is False
+    assert meta["render_modes"] == ["human", "ansi", "rgb_array"] and meta["is_parallelizable"] is False
+    assert meta["render_fps"] == 2
     env = spec.make_env()
     assert env.possible_agents == [f"player_{i}" for i in range(len(spec.agents))]
     assert env.action_space(env.possible_agents[0]).n == spec.num_actions

@@ -40,6 +40,7 @@ GAME_BENCHMARKS = {
     "bench_rummy500": ((), ("rummy500 2-player env steps/s >= 0.5x gin's", "mask of a decision", "spends its time")),
     "bench_manipulation_rummy": (("scipy",), ("DP is_legal vs ILP", "memo tables", "manipulation_rummy_v0.env() 4 players")),
     "bench_least_count": ((), ("least_count 4-player env steps/s >= gin's", "spends its time")),
+    "bench_frames": ((), ("render() each decision", "frames/s of drawing alone")),
     "bench_openspiel": (("pyspiel",), ("bridged manipulation_rummy through pyspiel", "OpenSpiel gin_rummy, native C++")),
 }
 

@@ -43,6 +43,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from rummy_envs.cards import keyed_word
 from rummy_envs.errors import IllegalActionError, UnsupportedRenderModeError, action_id
+from rummy_envs.frames import FrameCanvas, FrameSize, Hand, Scene
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
 from rummy_envs.options import check_bool, check_choice, check_number, unknown_options_error
 from rummy_envs.state_dicts import with_env_options
@@ -79,13 +80,14 @@ early, and the seat whose illegal action ended the episode (-1 if none)."""
 class RummyEnv(AECEnv, ABC):
     """AEC adapter over a pure rules engine (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     num_actions: ClassVar[int]
     state_class: ClassVar[type[GameState]]  # the engine state: State(config, seed, deck, dealer) and State.from_dict
     config: GameConfig  # the game's rules config (a dataclass with from_kwargs), set before __init__ runs
 
     def __init__(self, *, num_players: int, render_mode: str | None, reward: str, reward_scale: float,
-                 illegal_action: str, rich_info: bool = False) -> None:
+                 illegal_action: str, rich_info: bool = False, render_seat: int | None = None) -> None:
         super().__init__()
         self.metadata = copy.deepcopy(type(self).metadata)  # per instance: wrappers that edit it touch this env only
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -95,6 +97,12 @@ class RummyEnv(AECEnv, ABC):
         check_number("reward_scale", reward_scale, 0, inclusive=False)
         check_choice("illegal_action", illegal_action, ("raise", "terminate"))
         check_bool("rich_info", rich_info)
+        if render_seat is not None and (isinstance(render_seat, bool) or not isinstance(render_seat, int)
+                                        or not 0 <= render_seat < num_players):
+            raise ValueError(f"option render_seat={render_seat!r} is invalid; expected None or a seat 0..{num_players - 1}")
+        self.render_seat = render_seat
+        self._canvas: FrameCanvas | None = None
+        self._last_move: tuple[int, int] | None = None  # (seat, action) of the last action played
         self.render_mode = render_mode
         self.reward_mode = reward
         self.reward_scale = float(reward_scale)
@@ -272,6 +280,7 @@ class RummyEnv(AECEnv, ABC):
             options = {}
         game_seed = episode_seed(self.np_random_seed, self._episode)
         self.game = self._new_state(game_seed, options)
+        self._last_move = None
         self._episode += 1
         self._np_random = None
         out = self._seats_out()
@@ -329,7 +338,9 @@ class RummyEnv(AECEnv, ABC):
             self._end_by_illegal_action(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
+        mover = game.current_player
         game.apply(as_int)
+        self._last_move = (mover, as_int)
         self._after_move()
         if self._rewards_set:
             self._accumulate_rewards()
@@ -419,20 +430,89 @@ class RummyEnv(AECEnv, ABC):
         self._accumulate_rewards()
 
     # -- rendering ---------------------------------------------------------------------------
-    def render(self, mode: str | None = None) -> str | None:
+    def render(self, mode: str | None = None) -> str | np.ndarray | None:
         """The table in ``mode`` (default: the env's ``render_mode``): ``"ansi"`` returns the
-        text, ``"human"`` prints it with suit symbols, no mode renders nothing. The mode
-        argument is for consumers that pass one (RLlib's ``PettingZooEnv``)."""
+        text, ``"human"`` prints it with suit symbols, ``"rgb_array"`` returns a picture (an
+        (H, W, 3) uint8 array of one shape for the env's options: every card face up, or with
+        ``render_seat`` what that seat sees, the rest face down), no mode renders nothing. The
+        mode argument is for consumers that pass one (RLlib's ``PettingZooEnv``)."""
         if mode is not None:
             check_choice("render mode", mode, tuple(self.metadata["render_modes"]))
         mode = mode or self.render_mode
         if mode is None:
             return None
+        if mode == "rgb_array":
+            return self.frame(self.render_seat)
         text = self._render_text(symbols=mode == "human")
         if mode == "human":
             print(text)
             return None
         return text
+
+    def frame(self, seat: int | None = None) -> np.ndarray:
+        """The position as a picture: every card face up, or what ``seat`` sees with every card
+        hidden from it face down (built from that seat's player view alone); the empty table
+        before the first reset."""
+        if self._canvas is None:
+            self._canvas = FrameCanvas(self._frame_size())
+        if self.game is None:
+            return self._canvas.draw(Scene(self.metadata["name"], (), (), ()))
+        views = [self.game.player_view(p) for p in range(len(self.possible_agents))]
+        return self._canvas.draw(self._scene(views, seat))
+
+    @abstractmethod
+    def _frame_size(self) -> FrameSize:
+        """The seats, table rows and text lines of this game's frames under its options."""
+
+    @abstractmethod
+    def _scene(self, views: list[PlayerView], seat: int | None) -> Scene:
+        """The position as a picture shows it, from the seats' views: all of them face up, or
+        ``views[seat]`` alone with the other hands face down."""
+
+    def _frame_hands(self, views: list[PlayerView], seat: int | None, sizes: list[int],
+                     notes: list[str]) -> tuple[Hand, ...]:
+        """Every seat's hand for a frame: its own view's cards when all are shown or it is
+        ``seat``, else ``sizes[q]`` cards face down (the hand sizes ``seat`` sees, by absolute
+        seat); ``notes[q]`` follows the seat's name."""
+        game = self.game
+        mover = -1 if game.is_terminal() else game.current_player
+        hands = []
+        for q, view in enumerate(views):
+            label = f"player_{q}{notes[q]}"
+            if seat is None or q == seat:
+                hands.append(Hand(label, tuple(view.hand), len(view.hand), q == mover))
+            else:
+                hands.append(Hand(label, None, sizes[q], q == mover))
+        return tuple(hands)
+
+    @staticmethod
+    def _by_seat(relative: Any, me: int) -> list[Any]:
+        """Per-seat values of a view whose seats are relative to seat ``me`` (index 0 is ``me``),
+        indexed by absolute seat."""
+        n = len(relative)
+        return [relative[(q - me) % n] for q in range(n)]
+
+    def _frame_title(self, views: list[PlayerView], seat: int | None, where: str) -> str:
+        """The frame's first line: the game, ``where`` (hand or round), the phase, who moves
+        and whose view it is."""
+        game = self.game
+        moving = "game over" if game.is_terminal() else f"player_{game.current_player} to move"
+        viewer = "every card shown" if seat is None else f"seen by player_{seat}"
+        return f"{self.metadata['name']}  {where}  {game.phase.name}  {moving}  ({viewer})"
+
+    def _move_line(self, seat: int | None) -> str:
+        """The last action and who played it, as ``seat`` may know it (``_move_seen``)."""
+        if self._last_move is None:
+            return "last move: -"
+        mover, action = self._last_move
+        name = self.action_to_str(action)
+        shown = name if seat is None or seat == mover else self._move_seen(name, mover, seat)
+        return f"last move: player_{mover} {shown}"
+
+    def _move_seen(self, name: str, mover: int, seat: int) -> str:
+        """What ``seat`` sees of another seat's action named ``name``: the name, in games whose
+        actions are all public."""
+        return name
 
     @abstractmethod
     def _render_text(self, symbols: bool) -> str:

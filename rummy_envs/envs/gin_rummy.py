@@ -8,6 +8,7 @@ import numpy as np
 
 from rummy_envs import cards as C
 from rummy_envs.envs.base import RummyEnv, Segment, bits_to_array, make_layout
+from rummy_envs.frames import FrameSize, Row, Scene, pile
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.options import check_bool
 
@@ -25,12 +26,14 @@ class GinRummyEnv(RummyEnv):
     and ``observe_opponent_hand`` (oracle only).
     """
 
-    metadata = {"name": "gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "gin_rummy_v0", "render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     num_actions = G.NUM_ACTIONS
     state_class: type[G.GinState] = G.GinState
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", rich_info: bool = False, observe_opponent_hand: bool = False,
+                 illegal_action: str = "raise", rich_info: bool = False, render_seat: int | None = None,
+                 observe_opponent_hand: bool = False,
                  num_players: int = 2, **rules: Any) -> None:
         if num_players != G.NUM_PLAYERS:
             raise ValueError(f"option num_players={num_players!r} is invalid; {self.metadata['name']} is for 2 players")
@@ -38,7 +41,8 @@ class GinRummyEnv(RummyEnv):
         self.config = self._rules_config(rules)
         self.observe_opponent_hand = observe_opponent_hand
         super().__init__(num_players=2, render_mode=render_mode, reward=reward, reward_scale=reward_scale,
-                         illegal_action=illegal_action, rich_info=rich_info)
+                         illegal_action=illegal_action, rich_info=rich_info,
+                         render_seat=render_seat)
         self._off = {name: s.offset for name, s in self.layout.items()}
 
     # -- layout and encoding -------------------------------------------------------------------
@@ -145,6 +149,66 @@ class GinRummyEnv(RummyEnv):
         if self.config.episode != "match":
             return []
         return [f"   match totals: {g.match.totals}  hands won: {g.match.wins}"]
+
+    # -- frames ------------------------------------------------------------------------------
+    def _frame_size(self) -> FrameSize:
+        return FrameSize(seats=2, rows=6, lines=3 + self._frame_score_line_count())
+
+    def _frame_score_line_count(self) -> int:
+        return 1 if self.config.episode == "match" else 0
+
+    def _scene(self, views: list[G.GinView], seat: int | None) -> Scene:
+        """Both hands, the discard pile and stock, and at the showdown the knocker's melds and
+        deadwood and the defender's melds and layoffs, as far as the viewer may see them."""
+        g = self.game
+        seen = views[0 if seat is None else seat]
+        me = 0 if seat is None else seat
+        sizes = [len(views[q].hand) if q == me else seen.opponent_hand_size for q in range(2)]
+        dealer = me if seen.is_dealer else 1 - me
+        notes = [" (dealer)" if q == dealer else "" for q in range(2)]
+        rows = [pile("discard pile", seen.discard_pile), pile("stock", hidden=seen.stock_size)]
+        result = seen.hand_results[-1] if seen.hand_results else None
+        over = result is not None and seen.phase == G.Phase.GAME_OVER
+        if seen.knocker is not None:
+            knocker = me if seen.knocker == 0 else 1 - me
+            rows.append(Row(f"player_{knocker}'s melds", tuple(seen.knocker_melds)))
+            rows.append(pile("deadwood", seen.knocker_deadwood))
+            if over:  # the defender's melds and layoffs are shown when the hand ends
+                melds, laid = result.defender_melds, [card for card, *_ in result.layoffs]
+            elif seat is None or seat != knocker:
+                melds, laid = views[1 - knocker].my_melds, [card for card, _slot in views[1 - knocker].layoffs]
+            else:
+                melds, laid = (), []
+            rows.append(Row(f"player_{1 - knocker}'s melds", tuple(map(tuple, melds))))
+            rows.append(pile("layoffs", laid))
+        scores = seen.scores if me == 0 else seen.scores[::-1]
+        lines = [f"knock limit {seen.knock_limit}{'  (doubled)' if seen.multiplier == 2 else ''}  hand {g.hand_index + 1}"
+                 f"  scores player_0 {scores[0]}, player_1 {scores[1]}", *self._frame_score_lines(seen, me),
+                 self._result_line(result), self._move_line(seat)]
+        return Scene(self._frame_title(views, seat, f"hand {g.hand_index + 1}"),
+                     self._frame_hands(views, seat, sizes, notes), tuple(rows), tuple(lines))
+
+    @staticmethod
+    def _result_line(result: G.HandResult | None) -> str:
+        """The last finished hand: how it ended and what each player scored (seats absolute)."""
+        if result is None:
+            return "last hand: -"
+        return f"last hand: {result.kind}, points player_0 {result.points[0]}, player_1 {result.points[1]}"
+
+    def _frame_score_lines(self, view: G.GinView, me: int) -> list[str]:
+        """The match lines of a frame (hands won in match mode)."""
+        if self.config.episode != "match":
+            return []
+        won = view.hands_won if me == 0 else view.hands_won[::-1]
+        return [f"hands won: player_0 {won[0]}, player_1 {won[1]}"]
+
+    def _move_seen(self, name: str, mover: int, seat: int) -> str:
+        """The knock card goes face down; a defender's melds and layoffs show when the hand ends."""
+        if name.startswith("KNOCK("):
+            return "KNOCK (face down)"
+        if name.startswith(("MELD(", "LAYOFF(")) and self.game.knocker == seat and not self.game.is_terminal():
+            return name.partition("(")[0]
+        return name
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game

@@ -16,7 +16,8 @@ class HollywoodGinEnv(GinRummyEnv):
     """Hollywood Gin as an AEC environment: gin's observation, actions and options, with
     Hollywood's defaults, plus the scoresheet (docs/hollywood_gin.md#observation)."""
 
-    metadata = {"name": "hollywood_gin_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "hollywood_gin_v0", "render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     state_class = HollywoodState
 
     def __init__(self, **options: Any) -> None:
@@ -53,6 +54,21 @@ class HollywoodGinEnv(GinRummyEnv):
         match_over = self.config.episode == "match" and self.game.is_terminal()
         info["match_winner"] = sheet.winner(self.config) if match_over else None
         return info
+
+    def _frame_score_line_count(self) -> int:
+        return 3
+
+    def _frame_score_lines(self, view: Any, me: int) -> list[str]:
+        """The scoresheet: each player's three column scores (* entered), and who closed each."""
+        def ordered(pair: tuple) -> tuple:
+            return pair if me == 0 else pair[::-1]
+        lines = []
+        for q, (scores, entered) in enumerate(zip(ordered(view.column_scores), ordered(view.columns_entered))):
+            cells = "  ".join(f"G{c + 1} {score}{'*' if on else ''}" for c, (score, on) in enumerate(zip(scores, entered)))
+            lines.append(f"sheet player_{q}: {cells}")
+        closed = [w if w is None else (me if w == 0 else 1 - me) for w in view.column_winners]
+        lines.append("closed by: " + "  ".join(f"G{c + 1} {'-' if w is None else f'player_{w}'}" for c, w in enumerate(closed)))
+        return lines
 
     def _score_lines(self) -> list[str]:
         sheet = self.game.match

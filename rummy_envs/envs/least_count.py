@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
+from rummy_envs.frames import FrameSize, Scene, pile
 from rummy_envs.envs.base import RummyEnv, Segment, make_layout
 from rummy_envs.games import least_count as L
 
@@ -26,15 +27,17 @@ class LeastCountEnv(RummyEnv):
     ``agents`` while the others play on.
     """
 
-    metadata = {"name": "least_count_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "least_count_v0", "render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     num_actions = L.NUM_ACTIONS
     state_class = L.LeastCountState
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", rich_info: bool = False, **rules: Any) -> None:
+                 illegal_action: str = "raise", rich_info: bool = False, render_seat: int | None = None, **rules: Any) -> None:
         self.config = cfg = self._rules_config(rules)
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
-                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
+                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info,
+                         render_seat=render_seat)
         off = {name: s.offset for name, s in self.layout.items()}
         self._stock_index, self._turns_index = off["stock_size"], off["turns"]
         self._pile_offsets = (off["hand"], off["open_set"], off["pending_discard"], off["dead_pile"])
@@ -260,6 +263,29 @@ class LeastCountEnv(RummyEnv):
         info["hand_number"] = len(self.game.hand_results)
         info["seat"] = player
         return {"hand_result": info}
+
+    # -- frames ------------------------------------------------------------------------------
+    def _frame_size(self) -> FrameSize:
+        return FrameSize(seats=self.config.num_players, rows=4, lines=3)
+
+    def _scene(self, views: list[Any], seat: int | None) -> Scene:
+        """Every hand (its count when shown), the open set, the discard just made, the dead
+        pile and the closed deck, the cut card, the totals and the eliminated seats."""
+        me = 0 if seat is None else seat
+        seen, n = views[me], self.config.num_players
+        dealer = (me + seen.dealer) % n
+        out = self._by_seat(seen.eliminated, me)
+        notes = [(" (dealer)" if q == dealer else "") + (" out" if out[q] else "")
+                 + (f", count {views[q].count}" if seat is None or q == seat else "") for q in range(n)]
+        rows = [pile("open set", seen.open_set), pile("just discarded", seen.pending_discard),
+                pile("dead pile", seen.dead_pile), pile("closed deck", hidden=seen.stock_size)]
+        totals = self._by_seat(seen.totals, me)
+        cut = "-" if seen.cut_card is None else C.format_card(seen.cut_card)
+        lines = ["totals: " + ", ".join(f"player_{q} {totals[q]}" for q in range(n)),
+                 f"cut card {cut}; turns {seen.turns}", self._move_line(seat)]
+        return Scene(self._frame_title(views, seat, f"round {seen.round_number}"),
+                     self._frame_hands(views, seat, self._by_seat(seen.hand_sizes, me), notes), tuple(rows),
+                     tuple(lines))
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game

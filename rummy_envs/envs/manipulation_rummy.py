@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
+from rummy_envs.frames import FrameSize, Row, Scene, pile
 from rummy_envs.envs.base import RummyEnv, Segment, make_layout
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import table_solver as TS
@@ -14,6 +15,8 @@ from rummy_envs.games.manipulation_rummy import table_solver as TS
 N = M.NUM_CARDS
 IDS = M.NUM_IDS
 _PHASES = len(M.Phase)
+TABLE_ROWS = 4  # rows of a frame's table; melds past them end in a "+k more rows" note
+TABLE_ROW_CARDS = 18  # cards a table row of a frame holds before the next meld starts a row
 
 
 class ManipulationRummyEnv(RummyEnv):
@@ -25,15 +28,17 @@ class ManipulationRummyEnv(RummyEnv):
     ("raise" | "terminate") and ``rich_info`` (the round results in the infos).
     """
 
-    metadata = {"name": "manipulation_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "manipulation_rummy_v0", "render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     num_actions = M.NUM_ACTIONS
     state_class = M.ManipulationState
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", rich_info: bool = False, **rules: Any) -> None:
+                 illegal_action: str = "raise", rich_info: bool = False, render_seat: int | None = None, **rules: Any) -> None:
         self.config = cfg = self._rules_config(rules)
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
-                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
+                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info,
+                         render_seat=render_seat)
         self._off = {name: s.offset for name, s in self.layout.items()}
         n = cfg.num_players
         self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
@@ -130,6 +135,48 @@ class ManipulationRummyEnv(RummyEnv):
 
     def str_to_action(self, text: str) -> int:
         return M.str_to_action(text)
+
+    # -- frames ------------------------------------------------------------------------------
+    def _frame_size(self) -> FrameSize:
+        return FrameSize(seats=self.config.num_players, rows=2 + TABLE_ROWS + 2, lines=3)
+
+    def _scene(self, views: list[Any], seat: int | None) -> Scene:
+        """Every hand, the stock, the table as last committed (jokers drawn as jokers, a few
+        melds a row), and during a commit the table now, the cards placed from the hand and the
+        freed jokers; the scores and rounds won."""
+        me = 0 if seat is None else seat
+        seen, n = views[me], self.config.num_players
+        dealer = (me + seen.dealer) % n
+        notes = [" (dealer)" if q == dealer else "" for q in range(n)]
+        jokers = list(seen.table_jokers)
+        melds = []
+        for meld in seen.arrangement:
+            cards = []
+            for card in meld:
+                if card in jokers:
+                    jokers.remove(card)
+                    card = C.JOKER
+                cards.append(card)
+            melds.append(tuple(cards))
+        rows = [pile("stock", hidden=seen.stock_size)]
+        line: list[tuple[int, ...]] = []
+        table_rows = []
+        for meld in melds:
+            if line and sum(map(len, line)) + len(meld) > TABLE_ROW_CARDS:
+                table_rows.append(line)
+                line = []
+            line.append(meld)
+        table_rows.append(line)
+        rows += [Row("table" if i == 0 else "", tuple(groups)) for i, groups in enumerate(table_rows)]
+        if seen.table_ops or seen.placed or seen.freed_jokers:
+            rows += [pile("table now", seen.table), pile("placed now", (*seen.placed, *[C.JOKER] * seen.freed_jokers))]
+        scores, won = self._by_seat(seen.scores, me), self._by_seat(seen.rounds_won, me)
+        lines = ["scores: " + ", ".join(f"player_{q} {scores[q]} ({won[q]} rounds won)" for q in range(n)),
+                 f"draws this turn {seen.draws}/{self.config.max_draws}, placements {seen.table_ops}"
+                 f"/{self.config.max_table_ops_per_turn}", self._move_line(seat)]
+        return Scene(self._frame_title(views, seat, f"round {seen.round_number}"),
+                     self._frame_hands(views, seat, self._by_seat(seen.hand_sizes, me), notes), tuple(rows),
+                     tuple(lines))
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from rummy_envs import cards as C
+from rummy_envs.frames import FrameSize, Row, Scene, pile
 from rummy_envs.envs.base import RummyEnv, Segment, bits_to_array, make_layout
 from rummy_envs.games import rummy500 as R
 
@@ -24,17 +25,19 @@ class Rummy500Env(RummyEnv):
     results in the infos).
     """
 
-    metadata = {"name": "rummy500_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "rummy500_v0", "render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2,
+                "is_parallelizable": False}
     num_actions = R.NUM_ACTIONS
     state_class = R.Rummy500State
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", reward_scale: float = 1.0,
-                 illegal_action: str = "raise", rich_info: bool = False, **rules: Any) -> None:
+                 illegal_action: str = "raise", rich_info: bool = False, render_seat: int | None = None, **rules: Any) -> None:
         self.config = self._rules_config(rules)
         cfg = self.config
         self.meld_slots = cfg.deck_size // 3  # no more melds fit the cards
         super().__init__(num_players=cfg.num_players, render_mode=render_mode, reward=reward,
-                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info)
+                         reward_scale=reward_scale, illegal_action=illegal_action, rich_info=rich_info,
+                         render_seat=render_seat)
         self._off = off = {name: s.offset for name, s in self.layout.items()}
         n = cfg.num_players
         self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
@@ -173,6 +176,39 @@ class Rummy500Env(RummyEnv):
 
     def str_to_action(self, text: str) -> int:
         return R.str_to_action(text)
+
+    # -- frames ------------------------------------------------------------------------------
+    def _frame_size(self) -> FrameSize:
+        return FrameSize(seats=self.config.num_players, rows=3 + self.config.num_players, lines=3)
+
+    def _scene(self, views: list[Any], seat: int | None) -> Scene:
+        """Every hand, the discard pile, the stock, the pending group and each seat's melds
+        (jokers drawn as jokers), the scores and the turn's target and banned card."""
+        me = 0 if seat is None else seat
+        seen, n = views[me], self.config.num_players
+        dealer = (me + seen.dealer) % n
+        notes = [" (dealer)" if q == dealer else "" for q in range(n)]
+        rows = [pile("discard pile", seen.discard_pile), pile("stock", hidden=seen.stock_size),
+                pile("pending group", (*seen.pending, *[C.JOKER] * len(seen.pending_jokers)))]
+        melds: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+        for meld in seen.melds:
+            jokers = list(meld.jokers)
+            cards = []
+            for card in meld.cards:
+                if card in jokers:
+                    jokers.remove(card)
+                    card = C.JOKER
+                cards.append(card)
+            melds[(me + meld.owner) % n].append(tuple(cards))
+        rows += [Row(f"player_{q}'s melds", tuple(melds[q])) for q in range(n)]
+        scores = self._by_seat(seen.scores, me)
+        fmt = lambda card: "-" if card is None else C.format_card(card)  # noqa: E731
+        lines = ["scores: " + ", ".join(f"player_{q} {scores[q]}" for q in range(n)),
+                 f"must place {fmt(seen.target)}, may not discard {fmt(seen.banned)}; turns {seen.turns}",
+                 self._move_line(seat)]
+        return Scene(self._frame_title(views, seat, f"hand {seen.hand_number}"),
+                     self._frame_hands(views, seat, self._by_seat(seen.hand_sizes, me), notes), tuple(rows),
+                     tuple(lines))
 
     def _render_text(self, symbols: bool) -> str:
         g = self.game
