@@ -16,8 +16,8 @@ import pytest
 from gin_rummy_oracle import oracle_stakes
 from rummy_envs import IllegalActionError, gin_rummy_v0
 from rummy_envs import cards as C
-from rummy_envs import melds as M
 from rummy_envs.games import gin_rummy as G
+from env_contract import check_within_bounds
 
 ND, D = "player_0", "player_1"  # dealer=1 in every deck below, so player_0 is the non-dealer
 
@@ -586,37 +586,12 @@ BOUND_RULE_SETS = {
 }
 
 
-def showdown_seeking(state: G.GinState, rng: random.Random) -> int:
-    """Random play that mostly knocks when it may and discards its worst card, so that hands
-    end in showdowns (uniform play ends almost every hand dead)."""
-    legal = state.legal_actions()
-    knocks = [a for a in legal if G.KNOCK <= a < G.MELD or a == G.BIG_GIN]
-    if knocks and rng.random() < 0.7:
-        return rng.choice(knocks)
-    discards = [a for a in legal if G.DISCARD <= a < G.KNOCK]
-    if discards and rng.random() < 0.8:
-        hand = state.hands[state.current_player]
-        return min(discards, key=lambda a: (M.min_deadwood(hand ^ (1 << (a - G.DISCARD))), rng.random()))
-    return rng.choice(legal)
-
-
-def check_random_games_within_bounds(state_class: type[G.GinState], config: G.GinConfig, games: int) -> None:
-    """Every return seen at every step of ``games`` seeded games lies within
-    ``utility_bounds``, and no game takes more actions than ``max_game_length``."""
-    low, high = state_class.utility_bounds(config)
-    longest = state_class.max_game_length(config)
-    rng = random.Random(17)
-    for seed in range(games):
-        state = state_class(config, seed)
-        while not state.is_terminal():
-            state.apply(showdown_seeking(state, rng))
-            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
-        assert len(state.history) <= longest, (seed, len(state.history), longest)
-
-
 @pytest.mark.parametrize("name", BOUND_RULE_SETS)
 def test_random_games_stay_within_the_declared_bounds(name):
-    check_random_games_within_bounds(G.GinState, G.GinConfig(**BOUND_RULE_SETS[name]), games=8)
+    from test_gin_rummy_env import knocky  # that module imports this one
+
+    check_within_bounds(G.GinState, G.GinConfig(**BOUND_RULE_SETS[name]), range(8),
+                        lambda state, rng, seed: knocky(state, rng), rng_seed=17)
 
 
 @pytest.mark.parametrize("options, returns, length", [

@@ -16,8 +16,8 @@ from rummy_envs import hollywood_gin_v0
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.hollywood_gin import NUM_COLUMNS, HollywoodConfig, HollywoodState, HollywoodView, Scoresheet
 from test_gin_rummy_env import check_state, knocky
-from test_gin_rummy_rules import (G3_DEFENDER, G3_KNOCKER, GIN_KNOCKER, MOST_DEADWOOD,
-                                  check_random_games_within_bounds, make_deck)
+from env_contract import check_within_bounds
+from test_gin_rummy_rules import G3_DEFENDER, G3_KNOCKER, GIN_KNOCKER, MOST_DEADWOOD, make_deck
 from test_hollywood_gin_env import EXPLICIT, HOLLYWOOD, SMALL, snapshots
 
 A, B = 0, 1
@@ -238,7 +238,8 @@ HOLLYWOOD_BOUND_SETS = {
 
 @pytest.mark.parametrize("name", HOLLYWOOD_BOUND_SETS)
 def test_random_games_stay_within_the_declared_bounds(name):
-    check_random_games_within_bounds(HollywoodState, HollywoodConfig(**HOLLYWOOD_BOUND_SETS[name]), games=8)
+    check_within_bounds(HollywoodState, HollywoodConfig(**HOLLYWOOD_BOUND_SETS[name]), range(8),
+                        lambda state, rng, seed: knocky(state, rng), rng_seed=17)
 
 
 @pytest.mark.parametrize("options, returns", [

@@ -21,6 +21,7 @@ from rummy_envs import cards as C
 from rummy_envs.games import least_count as L
 from rummy_envs.games.least_count import LeastCountConfig, LeastCountState, Phase
 from rummy_envs.games.least_count.fast import fast_legal_discards
+from env_contract import check_within_bounds
 
 
 def scenario(hands: list[str], open_set: str = "", dead: str = "", stock_top: str = "", phase: str = "TURN_START",
@@ -592,17 +593,8 @@ def random_move(state: LeastCountState, rng: random.Random, declare: float) -> i
 def test_random_games_stay_within_the_bounds(options, games):
     """Every return seen at every step lies within ``utility_bounds``, and no game applies more
     actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
-    config = LeastCountConfig(**options)
-    low, high = LeastCountState.utility_bounds(config)
-    length = LeastCountState.max_game_length(config)
-    for seed in range(games):
-        state, rng = LeastCountState(config, seed), random.Random(seed)
-        while True:
-            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
-            if state.is_terminal():
-                break
-            state.apply(random_move(state, rng, declare=(0.5, 0.05)[seed % 2]))
-        assert len(state.history) <= length, (seed, len(state.history), length)
+    check_within_bounds(LeastCountState, LeastCountConfig(**options), range(games),
+                        lambda state, rng, seed: random_move(state, rng, declare=(0.5, 0.05)[seed % 2]))
 
 
 def test_utility_bounds_are_reached_by_a_false_declaration():

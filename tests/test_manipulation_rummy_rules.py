@@ -17,6 +17,7 @@ from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import ManipulationConfig, ManipulationState, Phase
 from rummy_envs.games.manipulation_rummy import sampling
 from rummy_envs.games.manipulation_rummy import table_solver as TS
+from env_contract import check_within_bounds
 
 A, B, Cs, D = 0, 1, 2, 3  # seats of a scenario's players; A is to move
 
@@ -836,17 +837,8 @@ BOUND_OPTIONS = [
 def test_random_games_stay_within_the_bounds(options):
     """Every return seen at every step lies within ``utility_bounds``, and no game applies more
     actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
-    config = ManipulationConfig(**options)
-    low, high = ManipulationState.utility_bounds(config)
-    length = ManipulationState.max_game_length(config)
-    for seed in range(2):
-        state, rng = ManipulationState(config, seed), random.Random(seed)
-        while True:
-            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
-            if state.is_terminal():
-                break
-            state.apply(meldy(state, rng))
-        assert len(state.history) <= length, (seed, len(state.history), length)
+    check_within_bounds(ManipulationState, ManipulationConfig(**options), range(2),
+                        lambda state, rng, seed: meldy(state, rng))
 
 
 def against_the_rest(hand: str, phase: str = "MELD", **options) -> ManipulationState:

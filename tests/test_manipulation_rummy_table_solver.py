@@ -345,8 +345,8 @@ def test_is_legal_is_the_plain_table_rule(case):
     assert TS.is_legal(counts, max_copies) == plain.table_is_legal(counts, max_copies)
 
 
-@settings(max_examples=50, deadline=None)
-@given(small_commits())
+@settings(max_examples=50, deadline=None, derandomize=True)  # fixed cases: the oracle's brute force
+@given(small_commits())                                      # blows up on a rare drawn one (minutes)
 def test_commit_options_are_the_plain_commit_and_mask_rules(problem):
     assert TS.commit_options(problem) == plain.options_by_search(problem)
 

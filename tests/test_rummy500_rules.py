@@ -21,6 +21,7 @@ from rummy_envs import IllegalActionError, rummy500_v0
 from rummy_envs import cards as C
 from rummy_envs.games import rummy500 as R
 from rummy_envs.games.rummy500 import Phase, Rummy500Config, Rummy500State
+from env_contract import check_within_bounds
 
 P, Q = 0, 1  # seats of the two players of a scenario; P is to move
 JOKER = R.JOKER
@@ -689,17 +690,8 @@ def random_move(state: Rummy500State, rng: random.Random, stall: bool) -> int:
 def test_random_games_stay_within_the_bounds(options):
     """Every return seen at every step lies within ``utility_bounds``, and no game applies more
     actions than ``max_game_length`` (the checks of OpenSpiel's random-simulation test)."""
-    config = Rummy500Config(**options)
-    low, high = Rummy500State.utility_bounds(config)
-    length = Rummy500State.max_game_length(config)
-    for seed in range(6):
-        state, rng = Rummy500State(config, seed), random.Random(seed)
-        while True:
-            assert all(low <= r <= high for r in state.returns()), (seed, state.returns(), (low, high))
-            if state.is_terminal():
-                break
-            state.apply(random_move(state, rng, stall=seed >= 4))
-        assert len(state.history) <= length, (seed, len(state.history), length)
+    check_within_bounds(Rummy500State, Rummy500Config(**options), range(6),
+                        lambda state, rng, seed: random_move(state, rng, stall=seed >= 4))
 
 
 def extreme_hand(**options) -> Rummy500State:
