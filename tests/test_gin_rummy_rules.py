@@ -9,7 +9,6 @@ constructed ones."""
 
 from __future__ import annotations
 
-import random
 
 import pytest
 

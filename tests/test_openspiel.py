@@ -150,7 +150,7 @@ def test_observations_are_the_envs_and_actions_its_names(name, options):
         for p in range(game.num_players()):
             np.testing.assert_array_equal(np.array(state.observation_tensor(p), np.float32),
                                           env.observe(env.possible_agents[p])["observation"])
-            assert f"hand: " in state.observation_string(p)
+            assert "hand: " in state.observation_string(p)
         if not state.is_terminal():
             player = state.current_player()
             assert state.legal_actions() == [a for a, m in enumerate(env.observe(env.agent_selection)["action_mask"]) if m]
