@@ -27,7 +27,6 @@ takes our option names and values as the envs do. docs/openspiel.md has the whol
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import random
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ import pyspiel
 
 import rummy_envs
 from rummy_envs.games.base import GameConfig, GameState, PlayerView
-from rummy_envs.view_text import field_text, view_fields
+from rummy_envs.view_text import field_text, shown_fields, view_fields
 
 SEED_BYTES = 8
 """Chance nodes at the start of a game: the bytes of the deal seed, least significant first."""
@@ -107,13 +106,19 @@ def parameter_specification(game: str) -> dict[str, bool | int | float | str]:
     return {f.name: _to_parameter(f, f.default) for f in _fields(game)}
 
 
+def _known_fields(game: str, names: Any) -> dict[str, dataclasses.Field]:
+    """``game``'s option fields by name; ValueError naming any of ``names`` it has not."""
+    fields = {f.name: f for f in _fields(game)}
+    unknown = sorted(set(names) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown {game} option(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+    return fields
+
+
 def game_parameters(game: str, **options: Any) -> dict[str, bool | int | float | str]:
     """pyspiel parameters for our rules options (names and values as the envs take them);
     an unknown name raises ValueError naming it."""
-    fields = {f.name: f for f in _fields(game)}
-    unknown = sorted(set(options) - set(fields))
-    if unknown:
-        raise ValueError(f"unknown {game} option(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+    fields = _known_fields(game, options)
     return {name: _to_parameter(fields[name], value) for name, value in options.items()}
 
 
@@ -153,11 +158,8 @@ class RummyGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         game = self.game_name
-        fields = {f.name: f for f in _fields(game)}
         params = dict(params or {})
-        unknown = sorted(set(params) - set(fields))
-        if unknown:
-            raise ValueError(f"unknown {short_name(game)} parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+        fields = _known_fields(game, params)
         options = {name: _from_parameter(fields[name], value) for name, value in params.items()}
         self.state_class = _state_class(game)
         self.config: GameConfig = self.state_class.config_class.from_kwargs(**options)
@@ -172,7 +174,7 @@ class RummyGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=self.state_class.max_game_length(self.config),
         )
-        super().__init__(game_type(game), info, {name: params[name] for name in params})
+        super().__init__(game_type(game), info, params)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its game string, loaded again through pyspiel's registry."""
@@ -203,16 +205,6 @@ class RummyGame(pyspiel.Game):
             raise ValueError("only a player's own observation is offered (public_info=True, "
                              "private_info=SINGLE_PLAYER)")
         return RummyObserver(self, perfect_recall=iig_obs_type.perfect_recall)
-
-
-@functools.cache
-def _names_of(view_class: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(view_class) if f.name not in TEXT_SKIPS)
-
-
-def _field_names(view: PlayerView) -> tuple[str, ...]:
-    """The fields of a view that its text shows (every one but the legal actions)."""
-    return _names_of(type(view))
 
 
 TEXT_SKIPS = ("legal_actions", "rules")
@@ -320,7 +312,7 @@ class _Play:
             cursor.apply(action)
             for p, record in enumerate(self.records):
                 before, after = views[p], cursor.player_view(p)
-                changes = tuple((name, getattr(after, name)) for name in _field_names(after)
+                changes = tuple((name, getattr(after, name)) for name in shown_fields(type(after), TEXT_SKIPS)
                                 if getattr(before, name) != getattr(after, name))
                 record.steps.append((mover, action if p == mover else -1, changes))
                 views[p] = after

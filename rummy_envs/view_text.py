@@ -9,6 +9,7 @@ of them (``hand_sizes``, ``stock_size``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from enum import Enum
 from typing import Any
 
@@ -49,6 +50,12 @@ def field_text(name: str, value: Any) -> str:
     return str(value)
 
 
+@functools.cache
+def shown_fields(view_class: type, skip: tuple[str, ...] = ("legal_actions",)) -> tuple[str, ...]:
+    """The field names of a view class but those in ``skip``, in field order."""
+    return tuple(f.name for f in dataclasses.fields(view_class) if f.name not in skip)
+
+
 def view_fields(view: Any, skip: tuple[str, ...] = ("legal_actions",)) -> list[tuple[str, str]]:
     """``(name, text)`` of every field of a view but those in ``skip``, in field order."""
-    return [(f.name, field_text(f.name, getattr(view, f.name))) for f in dataclasses.fields(view) if f.name not in skip]
+    return [(name, field_text(name, getattr(view, name))) for name in shown_fields(type(view), skip)]
