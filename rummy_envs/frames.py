@@ -71,6 +71,21 @@ class Scene:
     rows: tuple[Row, ...]
     lines: tuple[str, ...]
 
+    def to_dict(self) -> dict:
+        """The scene as plain JSON values, cards written as cards (``7H``, ``TD``, ``JK``) and a
+        hand the viewer may not see as ``cards: null``: what the replay viewer and the play
+        page draw."""
+        return {"title": self.title,
+                "hands": [{"label": h.label, "cards": None if h.cards is None else _card_texts(h.cards),
+                           "count": h.count, "to_move": h.to_move} for h in self.hands],
+                "rows": [{"label": r.label, "groups": [_card_texts(g) for g in r.groups], "hidden": r.hidden}
+                         for r in self.rows],
+                "lines": list(self.lines)}
+
+
+def _card_texts(cards: tuple[int, ...]) -> list[str]:
+    return [C.format_card(card) for card in cards]
+
 
 @dataclass(frozen=True)
 class FrameSize:

@@ -139,12 +139,15 @@ def replay(data: Any, extra_keys: Iterable[str] = ()) -> Any:
     return state
 
 
-def replay_env(data: Any, extra_keys: Iterable[str] = ()) -> Any:
+def replay_env(data: Any, extra_keys: Iterable[str] = (), on_move: Callable[[Any], None] | None = None) -> Any:
     """The raw env after the log's actions, played the AEC way from the log's deal; once the
-    game is over the finished agents take their dead steps, so the env ends as it ended."""
+    game is over the finished agents take their dead steps, so the env ends as it ended.
+    ``on_move(env)`` is called at the deal and after each of the log's actions."""
     log = read_log(data, extra_keys)
     env = _env(log)
     env.reset(options={"state": start_state(log, env).to_dict()})
+    if on_move is not None:
+        on_move(env)
     index = 0
     while env.agents:
         agent = env.agent_selection
@@ -157,6 +160,8 @@ def replay_env(data: Any, extra_keys: Iterable[str] = ()) -> Any:
         _check_action(env.game, index, action, len(log.actions), env.action_to_str)
         env.step(action)
         index += 1
+        if on_move is not None:
+            on_move(env)
     if index < len(log.actions):
         _check_action(env.game, index, log.actions[index], len(log.actions), env.action_to_str)
     return env

@@ -455,10 +455,19 @@ class RummyEnv(AECEnv, ABC):
         before the first reset."""
         if self._canvas is None:
             self._canvas = FrameCanvas(self._frame_size())
+        return self._canvas.draw(self.scene(seat))
+
+    def scene(self, seat: int | None = None) -> Scene:
+        """The position as the frames, the replay viewer and the play page show it: every card,
+        or what ``seat`` sees (built from the seats' player views, the others' hands from
+        ``seat``'s view alone); an empty table before the first reset."""
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < len(self.possible_agents)):
+            raise ValueError(f"seat {seat!r} is invalid; expected None or a seat 0..{len(self.possible_agents) - 1}")
         if self.game is None:
-            return self._canvas.draw(Scene(self.metadata["name"], (), (), ()))
+            return Scene(self.metadata["name"], (), (), ())
         views = [self.game.player_view(p) for p in range(len(self.possible_agents))]
-        return self._canvas.draw(self._scene(views, seat))
+        return self._scene(views, seat)
 
     @abstractmethod
     def _frame_size(self) -> FrameSize:
@@ -501,13 +510,19 @@ class RummyEnv(AECEnv, ABC):
         return f"{self.metadata['name']}  {where}  {game.phase.name}  {moving}  ({viewer})"
 
     def _move_line(self, seat: int | None) -> str:
-        """The last action and who played it, as ``seat`` may know it (``_move_seen``)."""
+        """The last action and who played it, as ``seat`` may know it."""
+        last = self.last_move(seat)
+        return "last move: -" if last is None else f"last move: player_{last[0]} {last[1]}"
+
+    def last_move(self, seat: int | None = None) -> tuple[int, str] | None:
+        """The seat that played the last action and the action's name as ``seat`` may know it
+        (a hidden card left out, as in gin's face-down knock card; every name when ``seat`` is
+        None or played it); None before the first move of the episode."""
         if self._last_move is None:
-            return "last move: -"
+            return None
         mover, action = self._last_move
         name = self.action_to_str(action)
-        shown = name if seat is None or seat == mover else self._move_seen(name, mover, seat)
-        return f"last move: player_{mover} {shown}"
+        return mover, name if seat is None or seat == mover else self._move_seen(name, mover, seat)
 
     def _move_seen(self, name: str, mover: int, seat: int) -> str:
         """What ``seat`` sees of another seat's action named ``name``: the name, in games whose
