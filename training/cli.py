@@ -1,5 +1,6 @@
 """The ``rummy`` command: ``rummy tournament CONFIG.yaml``, ``rummy play GAME``,
-``rummy train CONFIG.yaml`` and ``rummy export MODEL.zip POLICY.npz``."""
+``rummy train CONFIG.yaml``, ``rummy export MODEL.zip POLICY.npz``, ``rummy view GAMES.jsonl``
+and ``rummy serve --game GAME``."""
 
 from __future__ import annotations
 
@@ -89,6 +90,18 @@ def play_main(argv: list[str]) -> int:
     return main(argv)
 
 
+def view_main(argv: list[str]) -> int:
+    from training.viewer import main
+
+    return main(argv)
+
+
+def serve_main(argv: list[str]) -> int:
+    from training.serve import main
+
+    return main(argv)
+
+
 def export_main(argv: list[str]) -> int:
     """``rummy export MODEL.zip POLICY.npz --game GAME [--option KEY=VALUE ...] [--features NAME] [--force]``"""
     from training.play import parse_option
@@ -119,17 +132,21 @@ def export_main(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"tournament": tournament_main, "play": play_main, "train": train_main, "export": export_main}
+COMMANDS = {"tournament": tournament_main, "play": play_main, "train": train_main, "export": export_main,
+            "view": view_main, "serve": serve_main}
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in COMMANDS:
-        print("usage: rummy {tournament,play,train,export} ...\n"
+        print("usage: rummy {tournament,play,train,export,view,serve} ...\n"
               "  rummy tournament CONFIG.yaml   a duplicate round-robin tournament\n"
               "  rummy play GAME --opponent NAME   play an agent in the terminal\n"
               "  rummy train CONFIG.yaml   train a self-play PPO agent (pip install 'rummy-envs[train]')\n"
-              "  rummy export MODEL.zip POLICY.npz --game GAME   your SB3 model as a ppo:<path> agent",
+              "  rummy export MODEL.zip POLICY.npz --game GAME   your SB3 model as a ppo:<path> agent\n"
+              "  rummy view GAMES.jsonl [--game N]   a logged game as an HTML page\n"
+              "  rummy serve --game GAME --opponent NAME   play an agent in the browser (pip install "
+              "'rummy-envs[serve]')",
               file=sys.stderr)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     return COMMANDS[argv[0]](argv[1:])
