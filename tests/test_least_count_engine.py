@@ -283,6 +283,18 @@ def test_determinizations_keep_the_view_and_redeal_only_hidden_cards(seed, steps
     assert hidden(det) == hidden(state)
 
 
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_a_finished_games_determinization_keeps_the_hands_its_showdown_showed(episode):
+    """At the end every hand is shown, so a determinization only reshuffles the closed deck,
+    and it is a state its state dicts accept."""
+    for seed in range(4):
+        config = LeastCountConfig(num_players=3, episode=episode, elimination_score=30)
+        state = play_game(config, seed, random.Random(seed))
+        det = state.sample_determinization(seed % 3, random.Random(seed))
+        assert det.hands == state.hands and Counter(det.stock) == Counter(state.stock)
+        assert LeastCountState.from_dict(det.to_dict()).to_dict() == det.to_dict()
+
+
 @slow
 @pytest.mark.parametrize("name", list(GAME_OPTIONS))
 def test_random_games_keep_the_rules_slow(name):

@@ -452,8 +452,10 @@ class LeastCountState(LeastCountStateDict):
 
     def sample_determinization(self, player: int, rng: random.Random) -> LeastCountState:
         """A copy in which every card hidden from ``player`` (the other hands but their known
-        cards, and the closed deck's order) is redealt at random."""
-        others = [q for q in range(self.n) if q != player and self.hands[q]]
+        cards, and the closed deck's order) is redealt at random. Once the game is over the
+        last showdown has shown every hand, so only the closed deck is shuffled."""
+        shown = self.is_terminal() and bool(self.hand_results) and bool(self.hand_results[-1].hands)
+        others = [] if shown else [q for q in range(self.n) if q != player and self.hands[q]]
         pool = list(self.stock)
         for q in others:
             pool += self.hidden_cards(q)
