@@ -32,7 +32,7 @@ GAMES = {"gin_rummy": ({}, 1), "hollywood_gin": ({"episode": "match", "target_sc
          "rummy500": ({"num_players": 3}, 0), "manipulation_rummy": ({"num_players": 2}, 2),
          "least_count": ({"num_players": 3}, 0)}
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK)\b")
-DATA_START = '<script id="game-data" type="application/json">'
+DATA_START = '<script id="page-data" type="application/json">'
 
 
 def choose(env: Any, rng: random.Random) -> int:

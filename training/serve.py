@@ -217,7 +217,7 @@ def make_app(game: str, opponent: str | None = None, options: dict[str, Any] | N
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed {seed!r} is invalid; expected a non-negative integer")
     tables = Tables(game, options, seat, opponent, seed)
-    page = inline_page("play.html", f"{game}: play {opponent}",
+    page = inline_page("play", f"{game}: play {opponent}",
                        {"game": game, "opponent": opponent, "seat": seat})
 
     def refused(err: MoveError) -> JSONResponse:

@@ -34,14 +34,17 @@ def web_asset(name: str) -> str:
     return resources.files("training").joinpath("web", name).read_text(encoding="utf-8")
 
 
-def inline_page(template: str, title: str, data: Any = None) -> str:
-    """A page template with the table's style and script, the title and the JSON ``data``
-    inlined in one pass (no inlined text is read again for a placeholder), every ``<`` of the
-    data escaped as ``\\u003c``: no text of the data can close the script element, nor open
-    a comment or tag in it that would keep it from closing."""
+def inline_page(page: str, title: str, data: Any = None) -> str:
+    """One of ``training/web``'s pages (``viewer`` or ``play``: its body ``<page>.html`` and
+    script ``<page>.js``) set into ``page.html`` with the table's style and script, the title
+    and the JSON ``data``, all inlined in one pass (no inlined text is read again for a
+    placeholder), every ``<`` of the data escaped as ``\\u003c``: no text of the data can close
+    the script element, nor open a comment or tag in it that would keep it from closing."""
     parts = {"STYLE": web_asset("table.css"), "TABLE_SCRIPT": web_asset("table.js"), "TITLE": html.escape(title),
+             "BODY": web_asset(f"{page}.html"), "PAGE_SCRIPT": web_asset(f"{page}.js"),
              "DATA": json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")}
-    return re.sub(r"__(STYLE|TABLE_SCRIPT|TITLE|DATA)__", lambda match: parts[match.group(1)], web_asset(template))
+    return re.sub(r"__(STYLE|TABLE_SCRIPT|TITLE|BODY|PAGE_SCRIPT|DATA)__", lambda match: parts[match.group(1)],
+                  web_asset("page.html"))
 
 
 def read_game(path: str | Path, number: int) -> dict[str, Any]:
@@ -123,7 +126,7 @@ def viewer_data(record: dict[str, Any], seat: int | None = None, title: str = ""
 def viewer_page(record: dict[str, Any], seat: int | None = None, title: str = "") -> str:
     """The viewer of a logged game as one self-contained HTML page."""
     data = viewer_data(record, seat, title)
-    return inline_page("viewer.html", data["title"], data)
+    return inline_page("viewer", data["title"], data)
 
 
 def main(argv: list[str] | None = None) -> int:
