@@ -13,8 +13,9 @@ work on a shared machine does not inflate them; ratios with ``time.perf_counter`
    mask offers, commits as soon as it can), with the table size at each.
 2. The full commit mask (the solver's ``commit_options``, every placement entry at once)
    at those positions, each solved afresh (the per-problem cache cleared; the small
-   transition memo tables stay warm, as they do in play): mean, median, 95th percentile
-   and worst, by table size.
+   transition memo tables stay warm, as they do in play, and so does the forward pass of
+   the position before, which the next solve starts from as far as its steps are the same):
+   mean, median, 95th percentile and worst, by table size.
 3. The DP against the integer program of ``tests/manipulation_rummy_table_oracle.py`` (``scipy.optimize.milp``)
    on the same positions: table legality (``is_legal``), and the full mask (one integer
    program per possible move) on a sample; both must agree before anything is timed.

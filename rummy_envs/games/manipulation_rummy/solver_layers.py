@@ -100,6 +100,24 @@ DictEdges = list[tuple[int, int, int, int, int]]
 """(state, its kept-ace set, next state, kept-ace transform, record bits) per edge."""
 
 
+Pass = tuple[DictLayer | _Layer, DictEdges | _Edges]
+"""The layer before one step and the step's edges."""
+
+
+class _Forward(NamedTuple):
+    """A commit solve's forward pass, kept for the next solve (``_Commit.forward``)."""
+
+    start: int
+    signature: list[tuple[Any, int]]
+    passes: list[Pass]
+    final: DictLayer | _Layer
+
+
+_last_forward: list[_Forward | None] = [None]
+"""The last commit solve's forward pass: one solve's layers and edges are held (a few MB on
+the densest tables), replaced by the next solve."""
+
+
 class _Commit:
     """One ``commit_options`` solve: the per-step data, the forward pass (dicts while the
     layers are small, numpy arrays from the first large one on) and the backward pass.
@@ -146,16 +164,28 @@ class _Commit:
                 choices, context = _NO_CHOICE, _NO_CONTEXT
             self.budget.append(budget)
             self.memos.append(_step_memo(step, choices, context, base))
+        self.signature = [(memo.args, budget) for memo, budget in zip(self.memos, self.budget)]
         self.start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
         # mask entries found: place, a wildcard fits, a joker freed, replace from the hand,
         # a hand joker fits
         self.found = [0] * 5
 
-    def forward(self) -> tuple[list[tuple[DictLayer | _Layer, DictEdges | _Edges]], DictLayer | _Layer] | None:
-        """Each step's layer and edges, and the final layer; None when no state survives."""
+    def forward(self, remember: bool = False) -> tuple[list[Pass], DictLayer | _Layer] | None:
+        """Each step's layer and edges, and the final layer; None when no state survives.
+
+        With ``remember``, the passes are kept for the next solve that remembers, which
+        starts from them as far as its steps are the same: a step's layer and edges depend
+        only on the start state and the earlier steps' data, and a commit's next move
+        changes one identity, so the steps before that identity's are solved once."""
         layer: DictLayer | _Layer = {self.start: 1}
-        passes: list[tuple[DictLayer | _Layer, DictEdges | _Edges]] = []
-        for step in range(NUM_STEPS):
+        passes: list[Pass] = []
+        last = _last_forward[0] if remember else None
+        if last is not None and last.start == self.start:
+            same = next((step for step, (mine, theirs) in enumerate(zip(self.signature, last.signature))
+                         if mine != theirs), NUM_STEPS)
+            passes = last.passes[:same]
+            layer = last.passes[same][0] if same < NUM_STEPS else last.final
+        for step in range(len(passes), NUM_STEPS):
             # array layers start after the ace-low steps, so their kept-ace transforms are
             # only filters (at the king), never shifts
             if isinstance(layer, dict) and step >= NUM_SUITS and len(layer) > _VECTOR_FROM:
@@ -166,11 +196,13 @@ class _Commit:
                 return None
             passes.append((layer, edges))
             layer = following
+        if remember:
+            _last_forward[0] = _Forward(self.start, self.signature, passes, layer)
         return passes, layer
 
     def solve(self) -> CommitOptions:
         problem = self.problem
-        forward = self.forward()
+        forward = self.forward(remember=True)
         if forward is None:
             return NOTHING
         passes, layer = forward
