@@ -257,7 +257,8 @@ def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
 
 @pytest.mark.parametrize("vector_from", [solver_layers._VECTOR_FROM, 0])
 def test_a_solve_starting_from_the_last_forward_pass_answers_as_a_fresh_one(vector_from, monkeypatch):
-    """A solve reuses the last solve's forward pass up to the first step whose data differ:
+    """A solve reuses the last solve's step data where the counts are the same, and its
+    forward pass up to the first step whose data differ:
     along random commits (each move after a solve of the problem before it) the answers
     equal a fresh solve's, and the reuse happens (over most of the steps at times)."""
     monkeypatch.setattr(solver_layers, "_VECTOR_FROM", vector_from)
@@ -270,11 +271,11 @@ def test_a_solve_starting_from_the_last_forward_pass_answers_as_a_fresh_one(vect
             if not options:
                 break
             following = rng.choice(options)
-            solver_layers._last_forward[0] = None
-            fresh = solver_layers._Commit(following).solve()
-            solver_layers._Commit(problem).solve()  # remembers its forward pass where it has one
-            last = solver_layers._last_forward[0]
-            solve = solver_layers._Commit(following)
+            fresh = solver_layers._Commit(following).solve()  # reads and keeps nothing
+            solver_layers._Commit(problem, remember="commit").solve()  # keeps its steps and forward pass
+            last = solver_layers._last_forward.get("commit")
+            solve = solver_layers._Commit(following, remember="commit")
+            assert solve.signature == solver_layers._Commit(following).signature
             shared.append(0 if last is None or last.start != solve.start else
                           next((k for k, (a, b) in enumerate(zip(solve.signature, last.signature)) if a != b), 56))
             assert solve.solve() == fresh, (seed, following)

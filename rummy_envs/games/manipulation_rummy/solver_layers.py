@@ -67,7 +67,8 @@ def _legal(counts: tuple[int, ...]) -> bool:
     down and no wildcards, so every identity has one choice (its count) and any state that
     survives the last step is a legal table."""
     nothing = (0,) * NUM_CARDS
-    return _Commit(CommitProblem(counts, nothing, nothing, nothing, 0, 0, False, None)).forward() is not None
+    problem = CommitProblem(counts, nothing, nothing, nothing, 0, 0, False, None)
+    return _Commit(problem, remember="legal").forward() is not None
 
 
 _VECTOR_FROM = 150
@@ -100,6 +101,74 @@ DictEdges = list[tuple[int, int, int, int, int]]
 """(state, its kept-ace set, next state, kept-ace transform, record bits) per edge."""
 
 
+class _Steps(NamedTuple):
+    """A commit problem's per-step data: what every identity step may do (its memo of moves)
+    and the wildcard budget left at it, from the problem's counts (``key`` those that all
+    steps read, ``cards`` each identity's own)."""
+
+    key: tuple[Any, ...]
+    cards: tuple[tuple[int, int, int, int], ...]
+    base: int
+    memos: list[_StepMemo]
+    budget: list[int]
+    signature: list[tuple[Any, int]]
+
+
+def _step_data(problem: CommitProblem, last: _Steps | None) -> _Steps:
+    """The per-step data of ``problem``; from ``last`` (another problem's) when the counts
+    all steps read are the same, redoing only the steps of the identities whose own counts
+    differ (a commit's next move changes one identity)."""
+    free, held = problem.free_jokers, problem.hand_jokers
+    limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
+    table, hand, jokers_at, spare = problem.table, problem.hand, problem.jokers_at, problem.spare_naturals
+    freeable = tuple(min(j, n + h) for j, n, h in zip(jokers_at, spare, hand))
+    wildcards = free + held + sum(freeable)
+    supply = tuple(t + h for t, h in zip(table, hand))
+    key = (free, held, limit, freeable, supply)
+    cards = tuple(zip(table, hand, jokers_at, spare))
+    if last is not None and last.key == key:
+        memos = list(last.memos)
+        for card, (mine, theirs) in enumerate(zip(cards, last.cards)):
+            if mine != theirs:
+                step = card % NUM_RANKS * NUM_SUITS + card // NUM_RANKS
+                memos[step] = _step_memo(step, _choices(*mine, limit, wildcards), memos[step].args[2], last.base)
+        return _Steps(key, cards, last.base, memos, last.budget,
+                      [(memo.args, budget) for memo, budget in zip(memos, last.budget)])
+    most = [min(limit, n + wildcards) for n in supply]
+    base = max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)) + 1
+    capped = [min(limit, n) for n in supply]
+    memos, budgets = [], []
+    # a move is affordable when its need fits in the budget less the state's balance and
+    # shortfall (both packed in the state)
+    budget = free + held + _BALANCE_ZERO + sum(freeable)
+    for step, (position, suit, card) in enumerate(_IDENTITIES):
+        if position < ACE_HIGH:
+            budget -= freeable[card]
+            choices = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards)
+            # the most cards the next position can have (at the king: the most aces a
+            # suit can keep), the suit's supply here and at the two next positions, and
+            # the most naturals the later suits can add to the rank's groups
+            context = (
+                most[card + 1] if position < ACE_HIGH - 1 else base - 1,
+                (
+                    supply[card],
+                    supply[card + 1] if position < ACE_HIGH - 1 else 0,
+                    supply[card + 2] if position < ACE_HIGH - 2 else 0,
+                ),
+                sum(capped[card + NUM_RANKS :: NUM_RANKS]),
+            )
+        else:
+            choices, context = _NO_CHOICE, _NO_CONTEXT
+        budgets.append(budget)
+        memos.append(_step_memo(step, choices, context, base))
+    return _Steps(key, cards, base, memos, budgets, [(memo.args, budget) for memo, budget in zip(memos, budgets)])
+
+
+_last_steps: dict[str | None, _Steps] = {}
+"""The per-step data of the last solve that remembered, by what it solved (``"commit"``,
+``"legal"``): 56 references to shared memos each."""
+
+
 Pass = tuple[DictLayer | _Layer, DictEdges | _Edges]
 """The layer before one step and the step's edges."""
 
@@ -113,9 +182,10 @@ class _Forward(NamedTuple):
     final: DictLayer | _Layer
 
 
-_last_forward: list[_Forward | None] = [None]
-"""The last commit solve's forward pass: one solve's layers and edges are held (a few MB on
-the densest tables), replaced by the next solve."""
+_last_forward: dict[str | None, _Forward] = {}
+"""The forward pass of the last solve that remembered, by what it solved (``"commit"``,
+``"legal"``): each one solve's layers and edges (a few MB at most, on the densest tables),
+replaced by the next solve of its kind."""
 
 
 class _Commit:
@@ -127,59 +197,30 @@ class _Commit:
     read them. States that differ only in kept aces merge, and one transition serves all.
     """
 
-    def __init__(self, problem: CommitProblem) -> None:
+    def __init__(self, problem: CommitProblem, remember: str | None = None) -> None:
         self.problem = problem
-        free, held = problem.free_jokers, problem.hand_jokers
-        limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
-        table, hand, jokers_at, spare = problem.table, problem.hand, problem.jokers_at, problem.spare_naturals
-        freeable = [min(j, n + h) for j, n, h in zip(jokers_at, spare, hand)]
-        wildcards = free + held + sum(freeable)
-        supply = [t + h for t, h in zip(table, hand)]
-        most = [min(limit, n + wildcards) for n in supply]
-        self.aces = _AceSets(max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)))
-        base = self.aces.base
-        capped = [min(limit, n) for n in supply]
-        self.memos: list[_StepMemo] = []
-        self.budget: list[int] = []
-        # a move is affordable when its need fits in the budget less the state's balance and
-        # shortfall (both packed in the state)
-        budget = free + held + _BALANCE_ZERO + sum(freeable)
-        for step, (position, suit, card) in enumerate(_IDENTITIES):
-            if position < ACE_HIGH:
-                budget -= freeable[card]
-                choices = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards)
-                # the most cards the next position can have (at the king: the most aces a
-                # suit can keep), the suit's supply here and at the two next positions, and
-                # the most naturals the later suits can add to the rank's groups
-                context = (
-                    most[card + 1] if position < ACE_HIGH - 1 else base - 1,
-                    (
-                        supply[card],
-                        supply[card + 1] if position < ACE_HIGH - 1 else 0,
-                        supply[card + 2] if position < ACE_HIGH - 2 else 0,
-                    ),
-                    sum(capped[card + NUM_RANKS :: NUM_RANKS]),
-                )
-            else:
-                choices, context = _NO_CHOICE, _NO_CONTEXT
-            self.budget.append(budget)
-            self.memos.append(_step_memo(step, choices, context, base))
-        self.signature = [(memo.args, budget) for memo, budget in zip(self.memos, self.budget)]
+        self.remember = remember
+        steps = _step_data(problem, _last_steps.get(remember))
+        if remember:
+            _last_steps[remember] = steps
+        self.aces = _AceSets(steps.base - 1)
+        self.memos, self.budget, self.signature = steps.memos, steps.budget, steps.signature
         self.start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
         # mask entries found: place, a wildcard fits, a joker freed, replace from the hand,
         # a hand joker fits
         self.found = [0] * 5
 
-    def forward(self, remember: bool = False) -> tuple[list[Pass], DictLayer | _Layer] | None:
+    def forward(self) -> tuple[list[Pass], DictLayer | _Layer] | None:
         """Each step's layer and edges, and the final layer; None when no state survives.
 
-        With ``remember``, the passes are kept for the next solve that remembers, which
-        starts from them as far as its steps are the same: a step's layer and edges depend
-        only on the start state and the earlier steps' data, and a commit's next move
-        changes one identity, so the steps before that identity's are solved once."""
+        A solve made to ``remember`` (a name for what it solves) keeps its passes for the
+        next solve under that name, which starts from them as far as its steps are the same:
+        a step's layer and edges depend only on the start state and the earlier steps' data,
+        and a commit's next move changes one identity, so the steps before that identity's
+        are solved once."""
         layer: DictLayer | _Layer = {self.start: 1}
         passes: list[Pass] = []
-        last = _last_forward[0] if remember else None
+        last = _last_forward.get(self.remember)
         if last is not None and last.start == self.start:
             same = next((step for step, (mine, theirs) in enumerate(zip(self.signature, last.signature))
                          if mine != theirs), NUM_STEPS)
@@ -196,13 +237,13 @@ class _Commit:
                 return None
             passes.append((layer, edges))
             layer = following
-        if remember:
-            _last_forward[0] = _Forward(self.start, self.signature, passes, layer)
+        if self.remember:
+            _last_forward[self.remember] = _Forward(self.start, self.signature, passes, layer)
         return passes, layer
 
     def solve(self) -> CommitOptions:
         problem = self.problem
-        forward = self.forward(remember=True)
+        forward = self.forward()
         if forward is None:
             return NOTHING
         passes, layer = forward

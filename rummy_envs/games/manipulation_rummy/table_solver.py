@@ -206,4 +206,4 @@ def _check_problem(problem: CommitProblem) -> None:
 
 @lru_cache(maxsize=4096)
 def _commit_options(problem: CommitProblem) -> CommitOptions:
-    return _Commit(problem).solve()
+    return _Commit(problem, remember="commit").solve()
