@@ -195,7 +195,7 @@ def test_a_match_score_no_play_could_reach_is_refused():
     with pytest.raises(ValueError, match="'match': more hands won than max_hands_per_match=200"):
         GinState.from_dict({**d, "match": {"totals": [0, 0], "wins": [150, 51], "winner": -1}})
     over = {**d, "phase": "GAME_OVER", "current_player": -1}
-    with pytest.raises(ValueError, match="'match': the winner's total is more than one hand"):
+    with pytest.raises(ValueError, match="'match': the winner's total is past what one hand"):
         GinState.from_dict({**over, "match": {"totals": [10**9, 0], "wins": [9, 0], "winner": 0}})
 
 

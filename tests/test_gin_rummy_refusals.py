@@ -23,7 +23,7 @@ from refusals import Case, changed, check_table, edit, option, then
 from rummy_envs import cards as C
 from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.gin_rummy import GinConfig, GinState, Phase
-from rummy_envs.games.gin_rummy.match import max_hand_points
+from rummy_envs.games.gin_rummy.match import won_hand_bound
 from rummy_envs.games.hollywood_gin import HollywoodState
 from test_gin_rummy_env import knocky, uniform
 from test_gin_rummy_rules import G3_DEFENDER, G3_KNOCKER, G5_DEFENDER, G5_KNOCKER, last_chance_state, make_deck
@@ -211,7 +211,7 @@ MATCH_WON = play(match_won, policy=knocky, **SMALL_MATCH)
 MATCH_CAPPED = play(match_capped, policy=knocky, **CAPS)
 MATCH_FRESH = fresh(episode="match")
 CAPS_FRESH = fresh(**CAPS)
-MHP = max_hand_points(GinConfig())  # more than one hand can score under the default bonuses (SMALL_MATCH's)
+MHP = won_hand_bound(GinConfig())  # the most one won hand adds under the default bonuses (SMALL_MATCH's)
 
 # Hollywood: a fresh match from a sheet the entry rule reached (seat 0 closed column 0 at 105;
 # seat 1 entered column 1 with one hand of 12), and a match after a won hand.

@@ -309,6 +309,26 @@ def test_g6c_match_end_bonuses():
     assert shutout.final_scores(G.GinConfig(episode="match", shutout_rule="none")) == [107 + 100 + 125, 0]
 
 
+OKLAHOMA_EXPLICIT = {"variant": "oklahoma", "layoff_mode": "explicit"}
+
+
+@pytest.mark.parametrize(("options", "most"), [({}, 123), (OKLAHOMA_EXPLICIT, 250),
+                                               ({**OKLAHOMA_EXPLICIT, "boxes_count_toward_target": True}, 275)])
+def test_a_match_won_by_the_largest_hand_past_the_target_is_a_match_the_rules_reach(options, most):
+    """The winner's total may reach the target less one plus the most one won hand adds: a
+    gin on 98 of meldless deadwood (123), Oklahoma's spade double of an explicit-layoff gin on
+    ten 10s (2 x (100 + 25) = 250), and 275 when the box counts toward the target; a point
+    more is refused."""
+    cfg = G.GinConfig(episode="match", **options)
+    box = cfg.box_bonus if cfg.boxes_count_toward_target else 0
+    match = G.StandardMatch([cfg.target_score - 1, 0], [1, 0])
+    match.record(cfg, G.HandResult("gin", winner=0, points=[most - box, 0]))
+    assert match.totals[0] == cfg.target_score - 1 + most and match.winner == 0
+    assert match.problem(cfg) == ""
+    match.totals[0] += 1
+    assert "past what one hand" in match.problem(cfg)
+
+
 def test_g6c_match_end_through_the_env():
     knocker = "2H 3H 4H 9S 9C 9D JD QD KD AS"
     defender = "TC TH TD JC JH JS 2C 3S 4D 4S"  # 13 deadwood, nothing to lay off

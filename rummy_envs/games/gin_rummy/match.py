@@ -12,18 +12,17 @@ from typing import Any
 
 from rummy_envs.games.gin_rummy.actions import NUM_PLAYERS
 from rummy_envs.games.gin_rummy.options import GinConfig
-from rummy_envs.games.gin_rummy.scoring import HandResult
+from rummy_envs.games.gin_rummy.scoring import HandResult, hand_points_bound
 from rummy_envs.games.gin_rummy.view import GinView
 from rummy_envs.state_dicts import Fields
 
 MATCH_KEYS = ("totals", "wins", "winner")
 
 
-def max_hand_points(config: GinConfig) -> int:
-    """More points than one hand can score: the most deadwood ten cards can hold without a
-    meld (98) plus the largest bonus, doubled for an Oklahoma spade."""
-    bonus = max(config.gin_bonus, config.big_gin_bonus or 0, config.undercut_bonus)
-    return 2 * (98 + bonus) + 1
+def won_hand_bound(config: GinConfig) -> int:
+    """The most one won hand adds to its winner's match total: the most a hand pays
+    (``scoring.hand_points_bound``), and the box too where boxes count toward the target."""
+    return hand_points_bound(config) + (config.box_bonus if config.boxes_count_toward_target else 0)
 
 
 @dataclass
@@ -114,8 +113,9 @@ class StandardMatch:
             return "a player who won no hand has points"
         if sum(self.wins) > config.max_hands_per_match:
             return f"more hands won than max_hands_per_match={config.max_hands_per_match} hands"
-        if self.winner >= 0 and self.totals[self.winner] >= target + max_hand_points(config):
-            return (f"the winner's total is more than one hand ({max_hand_points(config)} points at most) past "
+        most = won_hand_bound(config)
+        if self.winner >= 0 and self.totals[self.winner] > target - 1 + most:
+            return (f"the winner's total is past what one hand ({most} points at most) adds to a total under "
                     f"target_score={target}")
         return ""
 

@@ -24,31 +24,10 @@ from rummy_envs.games.gin_rummy.actions import (BIG_GIN, DISCARD, DONE, DRAW_STO
                                                 Phase)
 from rummy_envs.games.gin_rummy.match import StandardMatch
 from rummy_envs.games.gin_rummy.options import GinConfig
-from rummy_envs.games.gin_rummy.scoring import hand_stakes
+from rummy_envs.games.gin_rummy.scoring import hand_points_bound
 from rummy_envs.games.gin_rummy.solvers import best_knocker_melds
 from rummy_envs.games.gin_rummy.state_dict import GinStateDict
 from rummy_envs.games.gin_rummy.view import GinView
-
-MELDLESS_DEADWOOD = 98  # ten cards without a meld: at most two each of T J Q K, and two cards of 9 or less
-HAND_VALUE = 10 * HAND_SIZE  # ten cards of ten points
-
-
-def hand_points_bound(config: GinConfig) -> int:
-    """The most points one hand can pay (docs/gin_rummy.md#scoring-a-hand).
-
-    Gin and big gin pay their bonus plus the defender's deadwood, no layoffs allowed. That
-    deadwood is at most 98 when the engine melds for the defender (ten cards holding a meld
-    leave at most 70; without one, at most two cards of each ten-point rank: 8 x 10 + 2 x 9),
-    and 100 under ``layoff_mode="explicit"``, where the defender may meld nothing and keep ten
-    ten-point cards. A knock pays less than that deadwood; an undercut pays at most the
-    knocker's deadwood, within the knock limit, plus its bonus. Every point is doubled by an
-    Oklahoma spade upcard; the limit and the doubling are read from every upcard's stakes."""
-    stakes = [hand_stakes(config, upcard) for upcard in range(C.NUM_CARDS)]
-    limit, multiplier = max(s[0] for s in stakes), max(s[1] for s in stakes)
-    deadwood = HAND_VALUE if config.layoff_mode == "explicit" else MELDLESS_DEADWOOD
-    bonus = max(config.gin_bonus, config.big_gin_bonus or 0)
-    return multiplier * max(deadwood + bonus, limit + config.undercut_bonus)
-
 
 def hands_won_bound(config: GinConfig) -> int:
     """The most hands one seat can win in one game to ``target_score``: at most

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rummy_envs.games.gin_rummy import GinState
-from rummy_envs.games.gin_rummy.state import game_score_bound, hand_points_bound
+from rummy_envs.games.gin_rummy.scoring import hand_points_bound
+from rummy_envs.games.gin_rummy.state import game_score_bound
 from rummy_envs.games.hollywood_gin.options import HollywoodConfig
 from rummy_envs.games.hollywood_gin.scoresheet import NUM_COLUMNS, Scoresheet
 from rummy_envs.games.hollywood_gin.view import HollywoodView
