@@ -225,3 +225,22 @@ def test_a_view_whose_total_reaches_the_target_exactly_shows_the_match_won():
     for mine, theirs, winner in ((25, 24, 1), (24, 25, 0), (40, 3, 1), (24, 0, -1)):
         match = StandardMatch.from_view(dataclasses.replace(view, scores=(mine, theirs)))
         assert match.winner == winner, (mine, theirs)
+
+
+def test_a_knock_card_once_discarded_face_up_is_known_to_the_defender():
+    """A card discarded face up stays in the pile or in a hand that took it, in sight; when
+    the knocker knocks with one, the defender knows the face-down card. Sampled worlds keep
+    it there (never in the stock, where the state dicts refuse a discarded card)."""
+    found = 0
+    for seed in range(40):
+        state, rng = GinState(GinConfig(), seed), random.Random(seed)
+        while not state.is_terminal():
+            state.apply(knocky(state, rng))
+        card, defender = state.knock_card, 1 - state.knocker
+        if state.knocker < 0 or card < 0 or not (state.discarded[0] | state.discarded[1]) >> card & 1:
+            continue
+        found += 1
+        for k in range(5):
+            assert GinState.sample_from_view(state.player_view(defender), random.Random(k)).knock_card == card
+            assert state.sample_determinization(defender, random.Random(k)).knock_card == card
+    assert found >= 2

@@ -381,7 +381,8 @@ def test_match_hand_cap_truncates():
 def hidden_variants(state: GinState, p: int, rng: random.Random) -> list[tuple[str, dict]]:
     """State dicts that differ from ``state`` only in what player ``p`` cannot see:
     an unseen card of the opponent swapped with a stock card, the stock reordered, and
-    (when the opponent knocked) the face-down knock card swapped with a stock card."""
+    (when the opponent knocked) the face-down knock card swapped with a stock card, unless it
+    was once discarded face up (no other zone could hold it, so it is known)."""
     d = state.to_dict()
     opp = 1 - p
     out: list[tuple[str, dict]] = []
@@ -403,7 +404,8 @@ def hidden_variants(state: GinState, p: int, rng: random.Random) -> list[tuple[s
             v["remaining"] = sorted((set(v["remaining"]) - {x}) | {y}, key=C.parse_card)
         out.append(("swap opponent card with stock card", v))
     out += shuffled_stock(d, rng)  # one deck: its stock cards all differ
-    if state.knocker == opp and d["knock_card"] is not None and d["stock"]:
+    once_face_up = d["knock_card"] in d["discarded"][0] + d["discarded"][1]  # then no stock can hold it
+    if state.knocker == opp and d["knock_card"] is not None and d["stock"] and not once_face_up:
         v = copy.deepcopy(d)
         j = rng.randrange(len(d["stock"]))
         v["knock_card"], v["stock"][j] = v["stock"][j], v["knock_card"]

@@ -287,6 +287,10 @@ def gin_cases() -> dict[str, Case]:
                                     "known[0]"),
         "known_not_in_hand_1": Case(KNOWN, lambda d: changed(d, known=[d["known"][0], d["hands"][0][:1]]),
                                     "known[1]"),
+        "discarded_in_stock_0": Case(KNOWN, lambda d: changed(d, discarded=[d["stock"][:1], d["discarded"][1]]),
+                                     "discarded[0]"),
+        "discarded_in_stock_1": Case(KNOWN, lambda d: changed(d, discarded=[d["discarded"][0], d["stock"][-1:]]),
+                                     "discarded[1]"),
         "turns_at_the_cap": Case(BEFORE_CAP, edit("turns", 4), "turns"),
         # the showdown
         "knocker_meld_by_defender": Case(KNOCKER_MELD, edit("current_player", 1), "current_player"),

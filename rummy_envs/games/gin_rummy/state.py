@@ -267,18 +267,22 @@ class GinState(GinStateDict):
 
     def sample_determinization(self, player: int, rng: random.Random) -> GinState:
         """A copy in which every card hidden from ``player`` (the unknown part of the other
-        hand, the stock order, a face-down knock card) is redealt at random."""
+        hand, the stock order, a face-down knock card) is redealt at random. A knock card
+        that was once discarded face up is not hidden: no other zone can hold it (a discard
+        stays in the pile or in a hand that took it, in sight), so it is known to be there."""
         new = self.clone()
         opp = 1 - player
         hidden_opp = self.hands[opp] & ~self.visible_cards(player)
         pool = C.from_mask(hidden_opp) + list(self.stock)
-        if self.knock_card >= 0 and self.knocker == opp:
+        hidden_knock = (self.knock_card >= 0 and self.knocker == opp
+                        and not (self.discarded[0] | self.discarded[1]) >> self.knock_card & 1)
+        if hidden_knock:
             pool.append(self.knock_card)
         rng.shuffle(pool)
         n = hidden_opp.bit_count()
         new.hands[opp] = (self.hands[opp] & ~hidden_opp) | C.to_mask(pool[:n])
         rest = pool[n:]
-        if self.knock_card >= 0 and self.knocker == opp:
+        if hidden_knock:
             new.knock_card = rest.pop()
         new.stock = rest
         if self.knocker == player and self.phase in (Phase.DEFENDER_MELD, Phase.LAYOFF):
@@ -311,13 +315,16 @@ class GinState(GinStateDict):
         placed = C.to_mask(view.opponent_known) | revealed
         knock_bit = 0 if view.knock_card is None else 1 << view.knock_card
         seen = hands[me] | placed | C.to_mask(view.discard_pile) | knock_bit
-        pool = unseen_pool(range(C.NUM_CARDS), C.from_mask(seen))
+        # a card discarded face up that no zone in sight holds: the other seat's knock card
+        traced = (C.to_mask(view.discarded[0]) | C.to_mask(view.discarded[1])) & ~seen
+        pool = unseen_pool(range(C.NUM_CARDS), C.from_mask(seen | traced))
         rng.shuffle(pool)
         dealt = view.opponent_hand_size - placed.bit_count()
         hands[opp] = placed | C.to_mask(pool[:dealt])
         stock = pool[dealt:]
         big_gin = knocker >= 0 and hands[knocker].bit_count() == HAND_SIZE + 1
-        knock_card = view.knock_card if knocker == me else stock.pop() if knocker == opp and not big_gin else None
+        opp_knock = C.from_mask(traced)[0] if traced else stock.pop() if knocker == opp and not big_gin else None
+        knock_card = view.knock_card if knocker == me else opp_knock
         waiting = knocker == me and view.phase in (Phase.DEFENDER_MELD, Phase.LAYOFF)
         if waiting and view.rules.knocker_arrangement == "auto_best":  # chosen against the dealt defender
             knocker_melds = best_knocker_melds(view.rules, hands[me], hands[opp], 0 if big_gin else view.knock_limit,

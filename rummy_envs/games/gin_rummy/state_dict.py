@@ -252,10 +252,14 @@ class GinStateDict(GinRules):
         if self.taken_card >= 0 and (phase != Phase.DISCARD or not self.hands[p] >> self.taken_card & 1):
             raise field_error("taken_card", "the card just taken from the pile is only given in phase DISCARD, and "
                                             "it is in the hand of the player to move")
+        stock = C.to_mask(self.stock)
         for q in range(NUM_PLAYERS):
             if self.known[q] & ~self.hands[q]:
                 raise field_error(f"known[{q}]", f"cards not in seat {q}'s hand: "
                                                  f"{C.format(C.from_mask(self.known[q] & ~self.hands[q]))}")
+            if self.discarded[q] & stock:
+                raise field_error(f"discarded[{q}]", "a discarded card goes to the pile and never back to the stock: "
+                                                     f"{C.format(C.from_mask(self.discarded[q] & stock))}")
         if self.turns >= cfg.max_turns_per_hand and phase != Phase.GAME_OVER:
             raise field_error("turns", f"the hand ends after max_turns_per_hand={cfg.max_turns_per_hand} turns")
 
