@@ -269,6 +269,18 @@ def test_deal_order_from_a_given_deck():
     assert s.pile == [6] and s.stock[-1] == 7 and s.current_player == 2
 
 
+def test_a_deal_without_stock_is_refused_where_no_hand_could_be_played():
+    """Three hands of 17 and the first discard take the 52 cards: with end_on_decline the
+    first player may still take the discard, but reshuffle_discards has no stock and a pile of
+    one card to reshuffle, so every hand would end at its deal."""
+    Rummy500State(Rummy500Config(num_players=3, hand_size=17), seed=0)
+    with pytest.raises(ValueError, match="stock_end_rule='reshuffle_discards' is invalid with 3 hands of 17"):
+        Rummy500Config(num_players=3, hand_size=17, stock_end_rule="reshuffle_discards")
+    with pytest.raises(ValueError, match="stock_end_rule='reshuffle_discards' is invalid"):
+        Rummy500Config(num_players=2, hand_size=26, num_jokers=1, stock_end_rule="reshuffle_discards")
+    Rummy500Config(num_players=3, hand_size=16, stock_end_rule="reshuffle_discards")
+
+
 def test_hand_size_and_num_decks_options():
     s = Rummy500State(Rummy500Config(num_players=4, hand_size=10, num_decks=2), seed=1)
     assert s.sizes == [10] * 4 and len(s.stock) == 104 - 41
@@ -671,8 +683,8 @@ BOUND_OPTIONS = [
      "max_turns_per_hand": 40},
     {"episode": "match", "num_players": 3, "target_score": 40, "tie_break": "share", "max_hands": 3,
      "top_discard_must_be_used": True, "target_use_timing": "anytime_before_discard", "max_turns_per_hand": 30},
-    # Every hand ends at its deal (no stock, a pile of one): a match of no actions.
-    {"episode": "match", "num_players": 3, "hand_size": 17, "stock_end_rule": "reshuffle_discards", "max_hands": 3},
+    # The fullest deal the options allow: no stock, the first player takes the discard or ends.
+    {"episode": "match", "num_players": 3, "hand_size": 17, "max_hands": 3},
 ]
 
 

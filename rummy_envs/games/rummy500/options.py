@@ -69,6 +69,11 @@ class Rummy500Config(C.MultiDeckDeal):
         if self.num_players * self.cards_per_hand + 1 > self.deck_size:
             raise ValueError(f"option num_decks={self.num_decks!r} is invalid: {self.num_players} hands of "
                              f"{self.cards_per_hand} need more than the {self.deck_size} cards")
+        if self.stock_end_rule == "reshuffle_discards" and self.num_players * self.cards_per_hand + 1 == self.deck_size:
+            raise ValueError(f"option stock_end_rule='reshuffle_discards' is invalid with {self.num_players} hands of "
+                             f"{self.cards_per_hand} from {self.deck_size} cards: the deal leaves no stock and a pile "
+                             "of one card, too few to reshuffle, so every hand would end at its deal (use a smaller "
+                             "hand_size or end_on_decline)")
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> Rummy500Config:
