@@ -114,6 +114,10 @@ class _Steps(NamedTuple):
     signature: list[tuple[Any, int]]
 
 
+_STEP_OF_CARD = {card: step for step, (position, _, card) in enumerate(_IDENTITIES) if position < ACE_HIGH}
+"""The step of each identity's choices (the ace-high steps choose nothing)."""
+
+
 def _step_data(problem: CommitProblem, last: _Steps | None) -> _Steps:
     """The per-step data of ``problem``; from ``last`` (another problem's) when the counts
     all steps read are the same, redoing only the steps of the identities whose own counts
@@ -130,7 +134,7 @@ def _step_data(problem: CommitProblem, last: _Steps | None) -> _Steps:
         memos = list(last.memos)
         for card, (mine, theirs) in enumerate(zip(cards, last.cards)):
             if mine != theirs:
-                step = card % NUM_RANKS * NUM_SUITS + card // NUM_RANKS
+                step = _STEP_OF_CARD[card]
                 memos[step] = _step_memo(step, _choices(*mine, limit, wildcards), memos[step].args[2], last.base)
         return _Steps(key, cards, last.base, memos, last.budget,
                       [(memo.args, budget) for memo, budget in zip(memos, last.budget)])
