@@ -2,10 +2,15 @@
 
 Training (``training.train``) exports each policy network to a small ``.npz``: the weights
 of the MLP that maps an observation to action logits, its activation, and what it was
-trained on (game, env options, feature set, input layout hash, steps). Playing it needs neither
+trained on (game, env options, feature set, input layout and its hash, steps). Playing it needs neither
 torch nor stable-baselines3: the agent takes the masked argmax of the logits, the same
 action as the torch policy's deterministic ``predict``. Loaded files are cached per path
 (and modification time), so a tournament that builds an agent per game reads a file once.
+
+A policy records its input segments (name, size, bound). When a later rummy-envs adds
+observation segments, the policy still plays: its input is cut from the new observation by
+segment name, exactly the values it was trained on. A segment it was trained on that is gone
+or changed makes it refuse to load.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ import numpy as np
 
 import rummy_envs
 from agents.features import FeatureSet, feature_set, policy_layout
-from rummy_envs.wrappers import layout_hash
+from rummy_envs.envs.base import Segment
+from rummy_envs.wrappers import describe_layout, layout_hash
 
 def relu(x: np.ndarray) -> np.ndarray:
     """max(x, 0), elementwise."""
@@ -35,8 +41,9 @@ FORMAT_VERSION = 1
 class PolicyInfo:
     """What an exported policy was trained on. ``layout_hash`` covers the policy's whole
     input: the env's observation segments, then those of ``features`` (a feature set of
-    ``agents.features``, or None). ``seed`` is None for a model trained without one and
-    exported by ``rummy export``."""
+    ``agents.features``, or None); ``layout`` lists those segments as ``[name, size, high]``
+    (None in files written before it was recorded: they need the same layout exactly).
+    ``seed`` is None for a model trained without one and exported by ``rummy export``."""
 
     game: str
     env_options: dict[str, Any]
@@ -45,6 +52,7 @@ class PolicyInfo:
     steps: int
     rummy_envs_version: str
     seed: int | None
+    layout: list[list[Any]] | None = None
 
 
 class NumpyPolicy:
@@ -66,12 +74,13 @@ class NumpyPolicy:
         self.input_size = (self.hidden[0][0] if self.hidden else self.head[0]).shape[0]
         self.num_actions = self.head[0].shape[1]
         self._layout_checked = False
+        self._columns: np.ndarray | None = None  # the policy's input within a longer one (``check_layout``)
 
     def policy_input(self, observation: np.ndarray, view: Any) -> np.ndarray:
-        """The observation, with the features of ``view`` appended if the policy has them."""
-        if self.features is None:
-            return observation
-        return np.concatenate([observation, self.features.compute(view)])
+        """The observation, with the features of ``view`` appended if the policy has them;
+        only the segments the policy was trained on when the env has added others."""
+        full = observation if self.features is None else np.concatenate([observation, self.features.compute(view)])
+        return full if self._columns is None else full[self._columns]
 
     def logits(self, policy_input: np.ndarray) -> np.ndarray:
         """Action logits for one policy input (1-D) or a batch (2-D)."""
@@ -107,12 +116,27 @@ class NumpyPolicy:
         if info.game not in rummy_envs.ENVS:
             raise ValueError(f"policy trained for game {info.game!r}, which this rummy-envs does not have")
         env = rummy_envs.ENVS[info.game].raw_env(**info.env_options)
-        now = layout_hash(policy_layout(env.observation_layout(), self.features), env.num_actions)
+        layout = policy_layout(env.observation_layout(), self.features)
+        now = layout_hash(layout, env.num_actions)
         if now != info.layout_hash:
-            raise ValueError(f"policy for {info.game} was trained on observation layout {info.layout_hash} "
-                             f"(rummy-envs {info.rummy_envs_version}, env options {info.env_options}), but this "
-                             f"rummy-envs {rummy_envs.__version__} builds layout {now} for those options; retrain it")
+            self._columns = self._trained_columns(layout, env.num_actions, now)
         self._layout_checked = True
+
+    def _trained_columns(self, layout: dict[str, Segment], num_actions: int, now: str) -> np.ndarray:
+        """Where the segments the policy was trained on lie in ``layout``, a layout that adds
+        others; refused when one of them is gone or changed, or the file records no layout."""
+        info = self.info
+        refusal = (f"policy for {info.game} was trained on observation layout {info.layout_hash} (rummy-envs "
+                   f"{info.rummy_envs_version}, env options {info.env_options}), but this rummy-envs "
+                   f"{rummy_envs.__version__} builds layout {now} for those options")
+        if info.layout is None or layout_hash(info.layout, num_actions) != info.layout_hash:
+            raise ValueError(f"{refusal}, and the file does not record its segments; retrain it")
+        current = {entry[0]: entry for entry in describe_layout(layout)}
+        changed = [name for name, size, high in info.layout if current.get(name) != [name, size, float(high)]]
+        if changed:
+            raise ValueError(f"{refusal}, where its segments {', '.join(changed)} are gone or changed; retrain it")
+        return np.concatenate([np.arange(layout[name].offset, layout[name].offset + size)
+                               for name, size, _ in info.layout])
 
     def save(self, path: str | Path) -> None:
         """Write the ``.npz`` (no pickles: plain arrays and a JSON string)."""
@@ -138,7 +162,7 @@ class NumpyPolicy:
             head = (data["head_weight"], data["head_bias"])
         if meta.get("format") != FORMAT_VERSION:
             raise ValueError(f"{path}: policy format {meta.get('format')!r}; this version reads format {FORMAT_VERSION}")
-        info = PolicyInfo(**{k: meta[k] for k in PolicyInfo.__dataclass_fields__})
+        info = PolicyInfo(**{k: meta[k] for k in PolicyInfo.__dataclass_fields__ if k in meta or k != "layout"})
         return cls(hidden, head, meta["activation"], info)
 
 

@@ -86,12 +86,19 @@ class UniformRandomPlayer:
         return int(legal[self.rng.integers(legal.size)])
 
 
-def layout_hash(layout: dict[str, Segment], num_actions: int) -> str:
+def describe_layout(layout: dict[str, Segment]) -> list[list[Any]]:
+    """The segments as ``[name, size, high]`` in order: what a policy's input means, without
+    the offsets (they follow from the sizes) and the descriptions."""
+    return [[s.name, s.size, float(s.high)] for s in layout.values()]
+
+
+def layout_hash(layout: dict[str, Segment] | list[list[Any]], num_actions: int) -> str:
     """A short hash of what a policy's input and output mean: the segment names, sizes and
-    bounds in order, and the number of actions. Descriptions are left out on purpose, so
-    rewording a doc string does not invalidate trained policies."""
-    described = [[s.name, s.size, float(s.high)] for s in layout.values()] + [["num_actions", num_actions]]
-    return hashlib.sha256(json.dumps(described).encode()).hexdigest()[:16]
+    bounds in order (a layout or its ``describe_layout``), and the number of actions.
+    Descriptions are left out on purpose, so rewording a doc string does not invalidate
+    trained policies."""
+    described = describe_layout(layout) if isinstance(layout, dict) else [list(entry) for entry in layout]
+    return hashlib.sha256(json.dumps(described + [["num_actions", num_actions]]).encode()).hexdigest()[:16]
 
 
 def env_layout_hash(env: Any) -> str:

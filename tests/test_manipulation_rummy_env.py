@@ -310,6 +310,10 @@ def check_observation(raw, agent: str) -> None:
     assert np.flatnonzero(seg["dealer"]).tolist() == [view.dealer]
     assert np.allclose(seg["scores"] * cfg.target_score, view.scores, atol=1e-3)
     assert np.allclose(seg["rounds_won"] * cfg.max_rounds, view.rounds_won, atol=1e-3)
+    known = seg["known"].reshape(cfg.num_players, M.NUM_IDS)
+    assert [counts(row) for row in known] == [list(cards) for cards in view.known]
+    sides = {(0, 0): None, (1, 0): "within", (0, 1): "above"}
+    assert [sides[tuple(pair)] for pair in seg["limit_seen"].reshape(cfg.num_players, 2)] == list(view.limit_seen)
 
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 2, "episode": "match", "target_score": 40},
@@ -327,6 +331,8 @@ def test_every_segment_decodes_to_the_view(options):
         seen["commit"] += g.in_commit
         seen["table jokers"] += sum(g.jokers_at) > 0 or g.config.total_jokers == 0
         seen["knock decision"] += g.phase != Phase.MELD
+        seen["known cards"] += any(map(any, g.known))
+        seen["limit seen"] += any(g.limit_seen)
 
     for seed in range(3):
         env.reset(seed=seed)
@@ -352,8 +358,8 @@ def test_the_observation_shows_the_commit_in_progress_to_everybody():
 
 def test_layout_sizes_by_player_count():
     sizes = {players: manipulation_rummy_v0.raw_env(num_players=players).observation_size for players in range(2, 6)}
-    assert sizes[3] == 53 + 52 * 3 + 53 + 3 + 1 + len(Phase) + 3 * 5
-    assert sizes[5] - sizes[3] == 2 * 5
+    assert sizes[3] == 53 + 52 * 3 + 53 + 3 + 1 + len(Phase) + 3 * 5 + 3 * (53 + 2)
+    assert sizes[5] - sizes[3] == 2 * (5 + 53 + 2)
     assert manipulation_rummy_v0.raw_env().action_space("player_0").n == M.NUM_ACTIONS == 266
 
 

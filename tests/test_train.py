@@ -5,6 +5,7 @@ the Ray backend run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -20,8 +21,9 @@ import rummy_envs
 pytest.importorskip("sb3_contrib", reason="the training tests need the train extra")
 
 from agents import make_agent  # noqa: E402
+from agents.features import policy_layout  # noqa: E402
 from agents.ppo import NumpyPolicy, load_policy  # noqa: E402
-from rummy_envs.wrappers import SingleAgentEnv  # noqa: E402
+from rummy_envs.wrappers import SingleAgentEnv, describe_layout, layout_hash  # noqa: E402
 from training import cli  # noqa: E402
 from training.config import ConfigError, read_yaml  # noqa: E402
 from training.train import (CHECKPOINTS, EVAL_LOG, LayoutMismatchError, latest_checkpoint,  # noqa: E402
@@ -184,6 +186,43 @@ def test_checkpoint_refuses_an_env_of_another_layout(trained):
         policy.best_action(np.zeros(policy.input_size + 4, np.float32), np.ones(policy.num_actions))
     with pytest.raises(ValueError, match="features"):  # an observation without its features
         policy.best_action(np.zeros(policy.input_size - policy.features.size, np.float32), np.ones(policy.num_actions))
+
+
+
+def test_a_policy_plays_on_when_the_env_adds_segments(trained):
+    """A policy recorded without a segment the env now has (here: gin's ``opponent_known``, cut out
+    of a trained policy's first layer) takes its input from the new observation by segment
+    name, and plays exactly as on its own input; a recorded segment gone or resized, or no
+    recorded layout, is refused."""
+    _, result = trained["gin_rummy"]
+    policy = load_policy(result.policy)
+    layout = policy_layout(rummy_envs.ENVS["gin_rummy"].raw_env().observation_layout(), policy.features)
+    known = layout["opponent_known"]
+    dropped = np.arange(known.offset, known.offset + known.size)
+    older = [entry for entry in describe_layout(layout) if entry[0] != "opponent_known"]
+    (weight, bias), *rest = policy.hidden
+    info = dataclasses.replace(policy.info, layout=older, layout_hash=layout_hash(older, policy.num_actions))
+    old = NumpyPolicy([(np.delete(weight, dropped, axis=0), bias), *rest], policy.head, policy.activation, info)
+    old.check_layout()
+    env = rummy_envs.ENVS["gin_rummy"].env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    full, inputs = [], []
+    for agent in env.agent_iter(80):
+        observation, _, term, trunc, _ = env.last()
+        view = env.unwrapped.player_view(agent)
+        full.append(policy.policy_input(observation["observation"], view))
+        inputs.append(old.policy_input(observation["observation"], view))
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    full, inputs = np.stack(full), np.stack(inputs)
+    assert full[:, dropped].any()  # a picked-up card is there to be cut
+    assert np.array_equal(inputs, np.delete(full, dropped, axis=1))
+    assert np.allclose(old.logits(inputs), policy.logits(np.where(np.isin(np.arange(full.shape[1]), dropped), 0, full)))
+    resized = [[name, size + (name == "stock_size"), high] for name, size, high in older]
+    for recorded, message in ((resized, "segments stock_size are gone or changed"), (None, "does not record")):
+        bad = dataclasses.replace(info, layout=recorded, layout_hash=layout_hash(recorded or older, policy.num_actions))
+        with pytest.raises(ValueError, match=message):
+            NumpyPolicy(old.hidden, old.head, old.activation, bad).check_layout()
 
 
 BAD_CONFIGS = [

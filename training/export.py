@@ -29,7 +29,7 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 import rummy_envs
 from agents.features import feature_set, feature_sets_of
 from agents.ppo import NumpyPolicy, PolicyInfo
-from rummy_envs.wrappers import SingleAgentEnv, layout_hash
+from rummy_envs.wrappers import SingleAgentEnv, describe_layout, layout_hash
 from training.learner_env import FeatureObservation
 
 TORCH_ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}  # what NumpyPolicy computes
@@ -160,7 +160,7 @@ def export_sb3(model_path: str | Path, out_path: str | Path, game: str, env_opti
         layout = env.get_wrapper_attr("observation_layout")()
         info = PolicyInfo(game=game, env_options=env_options, features=features,
                           layout_hash=layout_hash(layout, int(env.action_space.n)), steps=int(model.num_timesteps),
-                          rummy_envs_version=rummy_envs.__version__, seed=model.seed)
+                          rummy_envs_version=rummy_envs.__version__, seed=model.seed, layout=describe_layout(layout))
     finally:
         env.close()
     policy = numpy_policy(model.policy, info)

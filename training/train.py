@@ -43,7 +43,7 @@ import rummy_envs
 from agents.features import feature_set
 from agents.ppo import NumpyPolicy, PolicyInfo
 from rummy_envs.envs.base import Segment
-from rummy_envs.wrappers import SingleAgentEnv, layout_hash
+from rummy_envs.wrappers import SingleAgentEnv, describe_layout, layout_hash
 from training import imitation, tournament
 from training.config import ConfigError
 from training.distributed import install_packed_registry, packed_registry, ray_session
@@ -86,10 +86,6 @@ class TrainResult:
 
 # ----------------------------------------------------------------------------------------
 # Layouts and checkpoints
-
-
-def describe_layout(layout: dict[str, Segment]) -> list[list[Any]]:
-    return [[s.name, s.size, float(s.high)] for s in layout.values()]
 
 
 def env_layout(env: gymnasium.Env | VecEnv) -> tuple[dict[str, Segment], int]:
@@ -146,7 +142,8 @@ def export_policy(model: MaskablePPO, path: Path, config: TrainConfig, steps: in
     layout, num_actions = env_layout(model.get_env())
     info = PolicyInfo(game=config.game, env_options=dict(config.env), features=config.features,
                       layout_hash=layout_hash(layout, num_actions),
-                      steps=int(steps), rummy_envs_version=rummy_envs.__version__, seed=seed)
+                      steps=int(steps), rummy_envs_version=rummy_envs.__version__, seed=seed,
+                      layout=describe_layout(layout))
     exported = numpy_policy(model.policy, info)
     exported.save(path)
     return exported

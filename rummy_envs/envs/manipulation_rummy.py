@@ -70,6 +70,10 @@ class ManipulationRummyEnv(RummyEnv):
             ("scores", n, np.inf, "scores / target_score: match totals (final once won; a one-round "
                                   "episode's points once it is over)"),
             ("rounds_won", n, 1.0, "rounds each seat has won / max_rounds"),
+            ("known", n * IDS, float(cfg.max_copies),
+             "cards each seat's hand is known to hold (placed and taken back with ABORT), per seat"),
+            ("limit_seen", n * 2, 1.0, "per seat: [within, above] knock_limit as its last turn ended, "
+                                       "until it draws (knock_timing end_of_turn)"),
         ])
 
     def _encode(self, player: int) -> np.ndarray:
@@ -107,6 +111,12 @@ class ManipulationRummyEnv(RummyEnv):
         if any(g.rounds_won):
             start = off["rounds_won"]
             obs[start:start + n] = [g.rounds_won[q] / self.config.max_rounds for q in seats]
+        start = off["known"]
+        for k, q in enumerate(seats):
+            if any(g.known[q]):
+                obs[start + k * IDS:start + (k + 1) * IDS] = g.known[q]
+            if g.limit_seen[q] is not None:
+                obs[off["limit_seen"] + 2 * k + (g.limit_seen[q] == "above")] = 1.0
         return obs
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
