@@ -85,6 +85,49 @@ def test_search_budget_smoke_run_writes_its_table_and_plot(tmp_path):
     assert "| gin_rummy | 4 | heuristic |" in out.read_text() and picture.stat().st_size > 0
 
 
+def test_search_worlds_smoke_run_writes_its_table(tmp_path):
+    from benchmarks import search_worlds
+
+    out = tmp_path / "RESULTS.md"
+    assert search_worlds.main(["--smoke", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert all(f"| {worlds} |" in text for worlds in ("view", "true", "true-4", "odds", "deadwood"))
+
+
+def test_search_worlds_draws_each_kind_of_world():
+    """Every world keeps the seat's hand and every card once; ``true`` has the other hand,
+    ``true-4`` all but 4 of its unseen cards, ``deadwood`` its least deadwood within 2."""
+    import rummy_envs
+    from agents import make_agent
+    from agents.search import mask_of
+    from benchmarks import search_worlds
+    from rummy_envs import cards as C
+    from rummy_envs import melds as M
+
+    env = rummy_envs.ENVS["gin_rummy"].raw_env()
+    state = env.state_class(env.config, 11)
+    heuristic = make_agent("heuristic", "gin_rummy", 0)
+    for _ in range(9):  # a few turns in: the seat to move draws next
+        state.apply(heuristic.act(None, mask_of(state.legal_actions()), state.player_view(state.current_player)))
+    me = state.current_player
+    view, other = state.player_view(me), 1 - me
+    assert view.phase.name in ("DRAW", "DISCARD")
+    for worlds in ("view", "true", "true-4", "odds", "deadwood"):
+        agent = search_worlds.WorldsAgent(worlds, seed=1, iterations=2)
+        agent.true_state = state
+        for _ in range(5):
+            world = agent.world(view)
+            cards = [*C.from_mask(world.hands[0]), *C.from_mask(world.hands[1]), *world.stock, *world.pile]
+            assert sorted(cards) == list(range(52)) and world.hands[me] == state.hands[me]
+            kept = (world.hands[other] & state.hands[other]).bit_count()
+            if worlds == "true":
+                assert world.hands[other] == state.hands[other] and world.stock != state.stock
+            elif worlds == "true-4":
+                assert kept == 6
+            elif worlds == "deadwood":
+                assert abs(M.min_deadwood(world.hands[other]) - M.min_deadwood(state.hands[other])) <= 2
+
+
 def test_training_benchmark_smoke_run_writes_its_section(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from benchmarks import bench_train
