@@ -1,10 +1,11 @@
 """Search agents over determinizations of a seat's information set: single-observer
 information-set MCTS (``ismcts``) and flat determinized Monte Carlo (``pimc``), for every game.
 
-Both see only what their seat may see: each iteration builds a full state from the seat's
-view with the engine's ``sample_from_view`` (the hidden cards dealt at random, consistently
-with everything the view holds) and plays on it with the engine's own ``clone``, ``apply``
-and ``legal_actions``. Nothing reads the true state.
+Both see only what their seat may see: each iteration plays on a full state drawn from the
+seat's view (the hidden cards dealt at random, consistently with everything the view holds:
+the engine's ``sample_from_view`` once a decision, then ``sample_determinization`` of that
+world for the seat, which deals from the same worlds for less) with the engine's own
+``clone``, ``apply`` and ``legal_actions``. Nothing reads the true state.
 
 A world is played out by a *rollout*: the moves of a bundled agent (``rollout="novice"``,
 the default) or uniformly random ones, until the hand ends (in a match, the end of the current hand:
@@ -144,6 +145,8 @@ class _SearchAgent(ABC):
         self.rng = random.Random(seed)
         self._policies: list[Any] = []  # the rollout agent of each seat
         self._prior_agent: Any = None  # the agent whose move in the real position is the default
+        self._template: GameState | None = None  # this decision's first world (``world``)
+        self._template_view: PlayerView | None = None
         self.leaf_value = LEAF_VALUES.get(game)
 
     def default_iterations(self, game: str) -> int:
@@ -179,8 +182,17 @@ class _SearchAgent(ABC):
 
     # -- worlds and rollouts -----------------------------------------------------------------
     def world(self, view: PlayerView) -> GameState:
-        """A full state drawn from the view alone; its legal moves are the seat's."""
-        return self.state_class.sample_from_view(view, self.rng)
+        """A full state drawn from the view alone; its legal moves are the seat's.
+
+        The first world of a decision is built from the view (``sample_from_view``); the
+        others redeal that world's hidden cards (``sample_determinization`` for the seat),
+        which draws from the same worlds (the engine contract tests that the two samplers
+        agree) at a fraction of the cost: the view is read once a decision."""
+        template = self._template
+        if template is None or self._template_view is not view:
+            self._template, self._template_view = self.state_class.sample_from_view(view, self.rng), view
+            return self._template.clone()
+        return template.sample_determinization(view.player, self.rng)
 
     def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
         """Each seat's payoff gained from the root when ``state`` is played on by the rollout

@@ -75,6 +75,28 @@ def test_the_iteration_budget_is_spent_exactly_and_the_tree_stays_bounded(game):
         assert small.last_search["nodes"] <= 4
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_decisions_worlds_are_read_from_the_view_once_and_all_fit_it(game, monkeypatch):
+    """The first world of a decision comes from ``sample_from_view``, the others redeal its
+    hidden cards: every one shows the seat the same view, the hidden cards differ, and the
+    view is read once a decision."""
+    state_class = state_class_of(game)
+    reads = []
+    original = state_class.sample_from_view.__func__
+    monkeypatch.setattr(state_class, "sample_from_view",
+                        classmethod(lambda cls, view, rng: reads.append(view) or original(cls, view, rng)))
+    agent = PIMCAgent(game, seed=1, iterations=2)
+    for state in decision_points(game, 3, seed=5):
+        player = state.current_player
+        view = state.player_view(player)
+        worlds = [agent.world(view) for _ in range(12)]
+        assert all(world.player_view(player) == view for world in worlds)
+        others = {tuple(sorted(C.from_mask(world.hands[1 - player]))) if game in ("gin_rummy", "hollywood_gin")
+                  else repr(world.to_dict()) for world in worlds}
+        assert len(others) > 1  # hidden cards redealt
+    assert len(reads) == 3
+
+
 def test_a_time_budget_always_runs_at_least_one_iteration():
     state = decision_points("gin_rummy", 1)[0]
     agent = ISMCTSAgent("gin_rummy", seed=0, ms=1e-6)
