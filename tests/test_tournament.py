@@ -44,6 +44,22 @@ def test_pairings_two_players_unordered_more_players_ordered():
     assert pairings(config, 4) == [("random", "novice"), ("novice", "random")]
 
 
+def test_focal_agents_keep_only_their_pairings():
+    config = parse_config({**TINY, "agents": ["random", "novice", "heuristic"], "focal": ["heuristic"]})
+    assert pairings(config, 2) == [("random", "heuristic"), ("novice", "heuristic")]
+    assert pairings(config, 3) == [("heuristic", "random"), ("heuristic", "novice")]
+
+
+def test_a_focal_tournament_plays_the_same_games_as_the_full_one(tmp_path):
+    agents = {"r": "random", "n": "novice", "h": "heuristic"}
+    full = run_tournament(parse_config(tiny(tmp_path / "full", game="least_count", agents=agents)))
+    focal = run_tournament(parse_config(tiny(tmp_path / "focal", game="least_count", agents=agents, focal=["h"])))
+    assert {r["focal"] for r in focal} == {"h"} and len(focal) == 2 * 3 * 4  # two pairings, three deals, four seats
+    keep = ("focal", "opponent", "deal", "rotation", "seats", "env_seed", "agent_seeds", "actions", "scores")
+    same = [{k: r[k] for k in keep} for r in full if r["focal"] == "h"]
+    assert sorted(map(json.dumps, same)) == sorted(json.dumps({k: r[k] for k in keep}) for r in focal)
+
+
 def test_schedule_covers_every_deal_once_per_pairing():
     config = parse_config({**TINY, "deals": 23, "chunk_deals": 5})
     deals = [d for t in schedule(config, 2) for d in range(t.first_deal, t.last_deal)]
@@ -124,6 +140,9 @@ def test_resume_refuses_a_folder_of_other_games(tmp_path):
     ({"options": {"knock_limit": 99999}}, "knock_limit"),
     ({"options": {"no_such_rule": 1}}, "no_such_rule"),
     ({"options": {"episode": "match"}}, "options.episode"),
+    ({"focal": ["grandmaster"]}, "focal"),
+    ({"focal": []}, "focal"),
+    ({"focal": "random"}, "focal"),
 ])
 def test_bad_configs_fail_at_load_naming_the_key(tmp_path, changes, key):
     with pytest.raises(ConfigError, match=key):
@@ -145,7 +164,7 @@ def test_the_schema_is_json_and_lists_every_key(tmp_path):
     schema = json.loads((tmp_path / "tournament_config.schema.json").read_text())
     assert set(schema["properties"]) == set(TournamentConfig.model_fields) == {
         "game", "options", "agents", "deals", "seed", "episode", "workers", "backend", "ray_address", "output_dir",
-        "plots", "chunk_deals"}
+        "plots", "chunk_deals", "focal"}
     assert schema["required"] == ["game", "agents"] and schema["additionalProperties"] is False
     assert [option["type"] for option in schema["properties"]["agents"]["anyOf"]] == ["array", "object"]
 

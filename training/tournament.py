@@ -80,6 +80,7 @@ class TournamentConfig(ConfigModel):
     output_dir: Folder = "tournament_results"
     plots: bool = True
     chunk_deals: int = Field(10, ge=1)
+    focal: list[str] | None = None
 
     @field_validator("agents")
     @classmethod
@@ -98,6 +99,14 @@ class TournamentConfig(ConfigModel):
     @model_validator(mode="after")
     def _env_builds(self) -> TournamentConfig:
         check(lambda: rummy_envs.ENVS[self.game].raw_env(**self.env_options), "options")
+        return self
+
+    @model_validator(mode="after")
+    def _focal_agents_listed(self) -> TournamentConfig:
+        unknown = [label for label in self.focal or () if label not in self.agents]
+        if unknown or self.focal == []:
+            raise KeyProblem("focal", f"the focal agents must be labels of 'agents' ({', '.join(self.agents)}); "
+                                      f"got {self.focal}")
         return self
 
     @property
@@ -163,9 +172,13 @@ class Task:
 
 def pairings(config: TournamentConfig, num_players: int) -> list[tuple[str, str]]:
     """Unordered pairs for two players (both seatings are played); ordered pairs (focal
-    against copies of the opponent) for more."""
+    against copies of the opponent) for more. With ``focal`` agents, only the pairs that
+    hold one of them (two players) or have one as the focal agent (more)."""
     labels = list(config.agents)
-    return list(combinations(labels, 2) if num_players == 2 else permutations(labels, 2))
+    pairs = list(combinations(labels, 2) if num_players == 2 else permutations(labels, 2))
+    if config.focal is None:
+        return pairs
+    return [(a, b) for a, b in pairs if a in config.focal or (num_players == 2 and b in config.focal)]
 
 
 def seatings(focal: str, opponent: str, num_players: int) -> list[list[str]]:
