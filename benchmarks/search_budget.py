@@ -4,10 +4,11 @@ intervals.
 
 Run from the repository root::
 
-    python -m benchmarks.search_budget [--games gin_rummy,least_count] [--budgets 10,40,160,640] [--deals 40]
+    python -m benchmarks.search_budget [--games gin_rummy,least_count] [--budgets 10,30,90,270] [--deals 40]
 
 For every game (default options and player count), one tournament per budget of
-``ismcts:iterations=B`` against ``heuristic`` (seed ``--seed``, one worker), and one of the
+``ismcts:iterations=B`` against ``heuristic`` (seed ``--seed``, one worker; in games of more
+players one ``ismcts`` seat among copies of the heuristic, the focal pairing alone), and one of the
 search alone at the middle budget (``prior=None``: the search's own choice) to show what the
 prior move does. The table goes into its section of ``--out`` and the plot to ``--plot``.
 Not run in CI (``--smoke`` runs a token amount into a scratch place).
@@ -29,7 +30,7 @@ BEGIN, END = markers("search_budget")
 def margin(game: str, agent: str, deals: int, seed: int, folder: Path) -> dict[str, float]:
     """``agent``'s margin per game against the heuristic, with its 95% interval."""
     summary = run({"game": game, "agents": {"search": agent, "heuristic": "heuristic"}, "deals": deals, "seed": seed,
-                   "workers": 1, "output_dir": str(folder), "plots": False, "chunk_deals": 5})
+                   "workers": 1, "output_dir": str(folder), "plots": False, "chunk_deals": 5, "focal": ["search"]})
     pairing = next(p for p in summary["pairings"] if p["focal"] == "search")
     return {k: pairing["margin"][k] for k in ("mean", "low", "high")}
 
@@ -60,7 +61,7 @@ def plot(results: dict[str, list[tuple[int, dict[str, float]]]], path: Path) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="gin_rummy,least_count")
-    parser.add_argument("--budgets", default="10,40,160,640", help="comma-separated iteration budgets")
+    parser.add_argument("--budgets", default="10,30,90,270", help="comma-separated iteration budgets")
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2028)
     parser.add_argument("--smoke", action="store_true", help="two deals, budgets 2 and 4, gin only")
