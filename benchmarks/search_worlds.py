@@ -5,7 +5,7 @@ true state, which no agent may.
 
 Run from the repository root::
 
-    python -m benchmarks.search_worlds [--worlds view,true,true-4,odds,deadwood] [--deals 40]
+    python -m benchmarks.search_worlds [--worlds view,true,true-4,odds,deadwood,calibrated] [--deals 40]
 
 Worlds (each decision of the search seat draws ``--iterations`` of them):
 
@@ -17,8 +17,13 @@ Worlds (each decision of the search seat draws ``--iterations`` of them):
   the heuristic's own odds that it holds each card (``_Reading.held``), not uniformly.
 - ``deadwood``: worlds from the view redrawn (up to 300 times) until the other hand's least
   deadwood is within 2 of the true one: how close it is to knocking known, not its cards.
+- ``calibrated``: the same redraw towards a deadwood picked at random among those the
+  other hand had at the same turn in heuristic self-play (``deadwood_by_turn``): no hidden
+  card read. Worlds from the view hold hands far from a knock (a uniform hand's least
+  deadwood stays near 50 while a played hand's falls from 45 to about 22 by the eighth
+  turn); this corrects that.
 
-``true-K``, ``odds`` and ``deadwood`` change only draw and discard decisions (elsewhere they
+``true-K``, ``odds``, ``deadwood`` and ``calibrated`` change only draw and discard decisions (elsewhere they
 draw as ``view`` and ``true`` do). Each deal is played twice with the seats swapped; the
 margin per game (the search seat's points less the heuristic's) is averaged per deal and
 reported with its 95% interval over the deals. Not run in CI (``--smoke`` runs a token
@@ -32,6 +37,7 @@ import math
 import random
 import statistics
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import rummy_envs
@@ -62,12 +68,14 @@ class WorldsAgent(PIMCAgent):
 
     def world(self, view: GinView) -> GameState:
         guessing = view.phase in (Phase.DRAW, Phase.DISCARD)
-        if self.worlds == "view" or (not guessing and self.worlds in ("odds", "deadwood")):
+        if self.worlds == "view" or (not guessing and self.worlds in ("odds", "deadwood", "calibrated")):
             return super().world(view)
         if self.worlds == "odds":
             return self._by_odds(view)
         if self.worlds == "deadwood":
             return self._by_deadwood(view)
+        if self.worlds == "calibrated":
+            return self._by_calibration(view)
         assert self.true_state is not None
         world = self.true_state.clone()
         swaps = int(self.worlds.split("-")[1]) if "-" in self.worlds else 0
@@ -100,6 +108,18 @@ class WorldsAgent(PIMCAgent):
         world._legal = None
         return world
 
+    def _by_calibration(self, view: GinView) -> GameState:
+        other = 1 - view.player
+        seen = deadwood_by_turn()[min(view.turns // 2, 9)]
+        if not seen:
+            return super().world(view)
+        target = self.rng.choice(seen)
+        for _ in range(REDRAWS):
+            world = super().world(view)
+            if abs(M.min_deadwood(world.hands[other]) - target) <= DEADWOOD_TOLERANCE:
+                break
+        return world
+
     def _by_deadwood(self, view: GinView) -> GameState:
         assert self.true_state is not None
         other = 1 - view.player
@@ -109,6 +129,24 @@ class WorldsAgent(PIMCAgent):
             if abs(M.min_deadwood(world.hands[other]) - target) <= DEADWOOD_TOLERANCE:
                 break
         return world
+
+
+@lru_cache(maxsize=1)
+def deadwood_by_turn(hands: int = 300, seed: int = 77) -> list[list[int]]:
+    """The least deadwood of the other hand at each draw or discard decision of heuristic
+    self-play, by turns of each seat finished (the last bucket pools the later turns)."""
+    env = rummy_envs.ENVS[GAME].raw_env()
+    heuristic = make_agent("heuristic", GAME, 0)
+    buckets: list[list[int]] = [[] for _ in range(10)]
+    for hand in range(hands):
+        state = env.state_class(env.config, seed * 100_000 + hand)
+        while not state.is_terminal():
+            player = state.current_player
+            view = state.player_view(player)
+            if view.phase in (Phase.DRAW, Phase.DISCARD):
+                buckets[min(view.turns // 2, 9)].append(M.min_deadwood(state.hands[1 - player]))
+            state.apply(heuristic.act(None, mask_of(state.legal_actions()), view))
+    return buckets
 
 
 def margins(worlds: str, deals: int, seed: int, iterations: int) -> list[float]:
@@ -136,7 +174,7 @@ def margins(worlds: str, deals: int, seed: int, iterations: int) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worlds", default="view,true,true-4,odds,deadwood")
+    parser.add_argument("--worlds", default="view,true,true-4,odds,deadwood,calibrated")
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--iterations", type=int, default=8, help="worlds per decision")
     parser.add_argument("--seed", type=int, default=2029)

@@ -91,12 +91,13 @@ def test_search_worlds_smoke_run_writes_its_table(tmp_path):
     out = tmp_path / "RESULTS.md"
     assert search_worlds.main(["--smoke", "--out", str(out)]) == 0
     text = out.read_text()
-    assert all(f"| {worlds} |" in text for worlds in ("view", "true", "true-4", "odds", "deadwood"))
+    assert all(f"| {worlds} |" in text for worlds in ("view", "true", "true-4", "odds", "deadwood", "calibrated"))
 
 
-def test_search_worlds_draws_each_kind_of_world():
+def test_search_worlds_draws_each_kind_of_world(monkeypatch):
     """Every world keeps the seat's hand and every card once; ``true`` has the other hand,
-    ``true-4`` all but 4 of its unseen cards, ``deadwood`` its least deadwood within 2."""
+    ``true-4`` all but 4 of its unseen cards, ``deadwood`` its least deadwood within 2,
+    ``calibrated`` a least deadwood within 2 of one seen in self-play."""
     import rummy_envs
     from agents import make_agent
     from agents.search import mask_of
@@ -112,7 +113,8 @@ def test_search_worlds_draws_each_kind_of_world():
     me = state.current_player
     view, other = state.player_view(me), 1 - me
     assert view.phase.name in ("DRAW", "DISCARD")
-    for worlds in ("view", "true", "true-4", "odds", "deadwood"):
+    monkeypatch.setattr(search_worlds, "deadwood_by_turn", lambda: [[20]] * 10)
+    for worlds in ("view", "true", "true-4", "odds", "deadwood", "calibrated"):
         agent = search_worlds.WorldsAgent(worlds, seed=1, iterations=2)
         agent.true_state = state
         for _ in range(5):
@@ -126,6 +128,8 @@ def test_search_worlds_draws_each_kind_of_world():
                 assert kept == 6
             elif worlds == "deadwood":
                 assert abs(M.min_deadwood(world.hands[other]) - M.min_deadwood(state.hands[other])) <= 2
+            elif worlds == "calibrated":
+                assert abs(M.min_deadwood(world.hands[other]) - 20) <= 2
 
 
 def test_training_benchmark_smoke_run_writes_its_section(tmp_path, monkeypatch):
