@@ -58,6 +58,9 @@ def test_a_focal_tournament_plays_the_same_games_as_the_full_one(tmp_path):
     keep = ("focal", "opponent", "deal", "rotation", "seats", "env_seed", "agent_seeds", "actions", "scores")
     same = [{k: r[k] for k in keep} for r in full if r["focal"] == "h"]
     assert sorted(map(json.dumps, same)) == sorted(json.dumps({k: r[k] for k in keep}) for r in focal)
+    summary = run(parse_config(tiny(tmp_path / "outputs", game="least_count", agents=agents, focal=["h"], plots=True)))
+    board = (tmp_path / "outputs/out/summary.md").read_text()
+    assert {r["agent"] for r in summary["ratings"]} == {"r", "n", "h"} and "| n | " in board and " - | - |" in board
 
 
 def test_schedule_covers_every_deal_once_per_pairing():

@@ -62,16 +62,22 @@ def _fmt_interval(interval: dict[str, Any], digits: int = 2) -> str:
 
 
 def leaderboard_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """Agents by rating, with their mean margin and win rate over all their pairings."""
+    """Agents by rating, with their mean margin and win rate over all their pairings as the
+    focal agent (None for an agent that is never focal: with ``focal`` agents in games of
+    more than two players, the others only fill seats)."""
     rows = []
     for rank, rating in enumerate(summary["ratings"], 1):
         mine = [p for p in summary["pairings"] if p["focal"] == rating["agent"]]
         games = sum(p["games"] for p in mine)
-        margin = sum(p["margin"]["mean"] * p["games"] for p in mine) / games
-        win = sum(p["win_rate"]["mean"] * p["games"] for p in mine) / games
+        margin = sum(p["margin"]["mean"] * p["games"] for p in mine) / games if games else None
+        win = sum(p["win_rate"]["mean"] * p["games"] for p in mine) / games if games else None
         rows.append({"rank": rank, "agent": rating["agent"], "rating": rating["rating"], "low": rating["low"],
                      "high": rating["high"], "margin": margin, "win_rate": win, "games": games})
     return rows
+
+
+def _fmt_mean(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
 
 
 def _fmt_rating(row: dict[str, Any]) -> str:
@@ -87,7 +93,7 @@ def print_leaderboard(summary: dict[str, Any], console: Console | None = None) -
         board.add_column(column, justify="left" if column == "agent" else "right")
     for row in leaderboard_rows(summary):
         board.add_row(str(row["rank"]), row["agent"], _fmt_rating(row),
-                      f"{row['margin']:+.2f}", f"{row['win_rate']:.3f}", str(row["games"]))
+                      _fmt_mean(row["margin"], "+.2f"), _fmt_mean(row["win_rate"], ".3f"), str(row["games"]))
     console.print(board)
     pairs = Table(title="head to head (95% intervals over duplicate sets)")
     for column in ("agent", "against", "margin per game", "win rate", "games"):
@@ -108,7 +114,7 @@ def markdown(summary: dict[str, Any]) -> str:
              "|---:|---|---:|---:|---:|"]
     for row in leaderboard_rows(summary):
         lines.append(f"| {row['rank']} | {row['agent']} | {_fmt_rating(row)} | "
-                     f"{row['margin']:+.2f} | {row['win_rate']:.3f} |")
+                     f"{_fmt_mean(row['margin'], '+.2f')} | {_fmt_mean(row['win_rate'], '.3f')} |")
     lines += ["", "| agent | against | margin per game [95% CI] | win rate [95% CI] | games |",
               "|---|---|---:|---:|---:|"]
     for p in summary["pairings"]:
