@@ -9,7 +9,9 @@ in Rummy 500 a group shown and put back with CANCEL became known cards, so the f
 and taken back with ABORT became known cards, and each hand's value against the knock limit
 as its turn ended is kept, two new fields of its state dicts, so its logs end, and its
 recorded dicts load, with the ``known`` and ``limit_seen`` the engine now gives (a dict
-written before has neither: no card known, nothing seen but a knock decision's hand)."""
+written before has neither: no card known, nothing seen but a knock decision's hand); the
+observation segments that carry those two fields (``known``, ``limit_seen``) came later and
+are left out of the recorded observations' digests."""
 
 from __future__ import annotations
 
@@ -26,12 +28,21 @@ from rummy_envs.replay import replay
 RECORDS = json.loads((Path(__file__).parent / "fixtures" / "before_package_split.json").read_text())
 
 
+ADDED_SINCE = {"manipulation_rummy": ("known", "limit_seen")}
+"""Observation segments added after the recording, left out of its digests."""
+
+
 def observations_digest(env) -> str:
-    """SHA-256 of every seat's observation and mask, in seat order (as the recording did)."""
+    """SHA-256 of every seat's observation (the segments the recording had) and mask, in
+    seat order (as the recording did)."""
+    layout = env.observation_layout()
+    added = [layout[name] for name in ADDED_SINCE.get(env.metadata["name"].removesuffix("_v0"), ())]
+    dropped = np.concatenate([np.arange(s.offset, s.offset + s.size) for s in added]) if added else []
     digest = hashlib.sha256()
     for agent in env.possible_agents:
         seen = env.observe(agent)
-        digest.update(np.asarray(seen["observation"], dtype=np.float32).tobytes())
+        observation = np.delete(np.asarray(seen["observation"], dtype=np.float32), dropped)
+        digest.update(observation.tobytes())
         digest.update(np.asarray(seen["action_mask"], dtype=np.int8).tobytes())
     return digest.hexdigest()
 
