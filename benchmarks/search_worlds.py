@@ -109,24 +109,19 @@ class WorldsAgent(PIMCAgent):
         return world
 
     def _by_calibration(self, view: GinView) -> GameState:
-        other = 1 - view.player
         seen = deadwood_by_turn()[min(view.turns // 2, 9)]
-        if not seen:
-            return super().world(view)
-        target = self.rng.choice(seen)
-        for _ in range(REDRAWS):
-            world = super().world(view)
-            if abs(M.min_deadwood(world.hands[other]) - target) <= DEADWOOD_TOLERANCE:
-                break
-        return world
+        return self._redrawn_towards(view, self.rng.choice(seen)) if seen else super().world(view)
 
     def _by_deadwood(self, view: GinView) -> GameState:
         assert self.true_state is not None
-        other = 1 - view.player
-        target = M.min_deadwood(self.true_state.hands[other])
+        return self._redrawn_towards(view, M.min_deadwood(self.true_state.hands[1 - view.player]))
+
+    def _redrawn_towards(self, view: GinView, deadwood: int) -> GameState:
+        """Worlds from the view, drawn until the other hand's least deadwood is within
+        ``DEADWOOD_TOLERANCE`` of ``deadwood`` (the last one after ``REDRAWS`` tries)."""
         for _ in range(REDRAWS):
             world = super().world(view)
-            if abs(M.min_deadwood(world.hands[other]) - target) <= DEADWOOD_TOLERANCE:
+            if abs(M.min_deadwood(world.hands[1 - view.player]) - deadwood) <= DEADWOOD_TOLERANCE:
                 break
         return world
 
