@@ -15,13 +15,15 @@ policy input estimates each move's expected advantage in the seat's information 
 policy improvement step that search agents approximate with guessed worlds.
 
 A network of the shipped policy's shape (two hidden layers of 256, tanh) is fitted to the
-advantages (mean squared error over the legal moves, in points / 20) on 90% of the
-decisions. On the held-out 10%, for each ``margin`` m: the policy that leaves the
-heuristic's move only for a move predicted better by more than m points. Reported: how
-often it leaves it, and the mean measured advantage of its moves per decision (0 where it
-keeps the heuristic's move) with a 95% interval. A positive gain would be a policy that
-beats the heuristic; the figure also bounds what imitating such a teacher can give at
-this amount of data.
+advantages (mean squared error over the legal moves, in points / 20) on the decisions of
+nine hands in ten (whole hands: the decisions of one hand share its luck, so a split of
+single decisions would leak). On the other hands' decisions, for each ``margin`` m: the
+policy that leaves the heuristic's move only for a move predicted better by more than m
+points. Reported: how often it leaves it; the mean measured advantage of its moves per
+decision (0 where it keeps the heuristic's move), with a 95% interval over those hands;
+and its margin per game when it plays the heuristic on ``--deals`` duplicate deals. A
+positive gain would be a policy that beats the heuristic; the figures also bound what
+imitating such a teacher can give at this amount of data.
 
 Run from the repository root::
 
@@ -109,7 +111,8 @@ def collect(worker: int, decisions: int, reshuffles: int) -> dict[str, np.ndarra
 
 def fit_and_judge(data: dict[str, np.ndarray], epochs: int, seed: int,
                   margins: tuple[float, ...] = MARGINS) -> dict[str, object]:
-    """Fit the network on 90% of the decisions; judge its policy at each margin on the rest."""
+    """Fit the network on the decisions of nine hands in ten; judge its policy at each margin
+    on the other hands' decisions."""
     import torch
 
     x = torch.as_tensor(data["inputs"].astype(np.float32))
