@@ -180,25 +180,24 @@ class FittedAgent:
     name = "fitted"
 
     def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], margin: float) -> None:
-        from agents.features import feature_set
+        from agents.ppo import NumpyPolicy, PolicyInfo
         from training.train_config import load_config
 
-        self.weights, self.margin = weights, margin
         config = load_config(CONFIG)
-        self.features = feature_set(config.features, config.game)
-        assert self.features.parts[-1][0] == "feature_heuristic_move", "the advice must be the last segment"
+        info = PolicyInfo(game=config.game, env_options=dict(config.env), features=config.features, layout_hash="",
+                          steps=0, rummy_envs_version="", seed=None)  # an in-memory network, never saved
+        self.policy = NumpyPolicy(weights[:-1], weights[-1], "tanh", info)
+        assert self.policy.features is not None and self.policy.features.parts[-1][0] == "feature_heuristic_move", \
+            "the advice must be the last segment of the input"
+        self.margin = margin
 
     def reset(self) -> None:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: object) -> int:
-        features = self.features.compute(view)
-        hidden = np.concatenate([observation, features]).astype(np.float32)
-        for weight, bias in self.weights[:-1]:
-            hidden = np.tanh(hidden @ weight + bias)
-        weight, bias = self.weights[-1]
-        predicted = (hidden @ weight + bias) * POINTS_SCALE
-        advice = features[-len(action_mask):]  # heuristic_move, the last feature segment
+        policy_input = self.policy.policy_input(observation, view)
+        predicted = self.policy.logits(policy_input) * POINTS_SCALE
+        advice = policy_input[-len(action_mask):]  # heuristic_move, the input's last segment
         predicted -= self.margin * (advice == 0)
         return int(np.argmax(np.where(np.asarray(action_mask) > 0, predicted, -np.inf)))
 
@@ -264,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure(decisions: int, reshuffles: int, workers: int, epochs: int, seed: int) -> tuple[dict[str, object], float]:
     """One run: collect on the workers, then fit and judge; also the collection's seconds."""
-    shares = [decisions // workers + (k < decisions % workers) for k in range(workers)]
-    jobs = [(seed * 100 + k, share, reshuffles) for k, share in enumerate(shares)]
+    from training.vec_env import shard_sizes
+
+    jobs = [(seed * 100 + k, share, reshuffles) for k, share in enumerate(shard_sizes(decisions, workers))]
     start = time.perf_counter()
     if workers == 1:
         parts = [collect(*job) for job in jobs]
