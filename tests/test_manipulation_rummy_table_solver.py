@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rummy_envs import cards as C
 from rummy_envs.games.manipulation_rummy import commit as plain
-from rummy_envs.games.manipulation_rummy import solver_layers, solver_steps
+from rummy_envs.games.manipulation_rummy import solver_compiled, solver_layers, solver_steps
 from rummy_envs.games.manipulation_rummy import table_solver as TS
 from tests.manipulation_rummy_table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
 
@@ -394,3 +394,72 @@ def test_plain_meld_rule():
                "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"]
     assert all(plain.is_meld(C.parse(text)) for text in legal)
     assert not any(plain.is_meld(C.parse(text)) for text in illegal)
+
+
+# -- the compiled programme against the pure one ----------------------------------------------
+def along_commits(seeds: range, moves_each: int = 3):
+    """Random cases and the commits that follow them by random moves."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        problem = random_case(rng)
+        yield problem
+        for _ in range(moves_each):
+            options = [nxt for kind in moves(problem).values() for nxt in kind.values()]
+            if not options:
+                break
+            problem = rng.choice(options)
+            yield problem
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_compiled_programme_answers_as_the_pure_one(block):
+    """``solver_compiled`` (what ``commit_options`` and ``is_legal`` run) gives the pure
+    solver's answers on random commits (freed jokers, hand jokers, no copy limit)."""
+    solved = 0
+    for problem in along_commits(range(250 * block, 250 * (block + 1))):
+        assert solver_compiled.commit_options_compiled(problem) == solver_layers._Commit(problem).solve(), problem
+        if max(problem.table) <= solver_compiled.MOST_COPIES:
+            assert (solver_compiled.is_legal_compiled(problem.table, solver_compiled.MOST_COPIES)
+                    == solver_layers._legal.__wrapped__(problem.table))
+        solved += 1
+    assert solved > 600
+
+
+def test_a_hand_joker_fits_only_where_both_jokers_find_room():
+    """A freed joker waits beside a hand joker, on one deck's A-Q of hearts: the freed joker
+    alone fits as KH, but a hand joker placed as KH would leave the freed one homeless, so
+    ``joker_as`` lacks KH (the backward pass for ends that use a hand joker)."""
+    table = counts_of("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH")
+    problem = TS.CommitProblem(table=table, jokers_at=ZERO, spare_naturals=table, hand=ZERO, hand_jokers=1,
+                               free_jokers=1, need_hand_card=False, max_copies=1)
+    options = TS.commit_options(problem)
+    king = 1 << C.parse("KH")[0]
+    assert options.freed_as & king and not options.joker_as & king
+    assert options == oracle_options(problem) == solver_layers._Commit(problem).solve()
+
+
+def test_more_copies_than_the_packed_state_counts_are_refused():
+    """No game puts eight cards of one identity on the table, and the packed state counts
+    seven: without a copy limit, more is a clear error (and with one, an illegal table)."""
+    table = counts_of(" ".join(["7H 8H 9H"] * 8))
+    problem = replace(problem_of("", "TH", max_copies=None), table=table, spare_naturals=table)
+    with pytest.raises(ValueError, match="at most 7 copies"):
+        TS.commit_options(problem)
+    with pytest.raises(ValueError, match="at most 7 copies"):
+        TS.is_legal(table, None)
+    assert not TS.is_legal(table, 2)
+    seven = counts_of(" ".join(["7H 8H 9H"] * 7))
+    assert TS.is_legal(seven, None) and TS.commit_options(replace(problem, table=seven, spare_naturals=seven)).place
+
+
+def test_work_arrays_are_kept_within_their_bound(monkeypatch):
+    """The work arrays stay allocated between solves, and a solve that grows them past
+    ``WORKSPACE_BYTES`` leaves small ones behind (the answers unchanged)."""
+    problem = problem_of("7C 8C 9C 7D 8D 9D 7H 8H 9H", "7S 8S 9S TC JC QC", jokers="TD", hand_jokers=1)
+    expected = solver_layers._Commit(problem).solve()
+    assert solver_compiled.commit_options_compiled(problem) == expected
+    kept = solver_compiled._work[0]
+    assert solver_compiled.commit_options_compiled(problem) == expected and solver_compiled._work[0] is kept
+    monkeypatch.setattr(solver_compiled, "WORKSPACE_BYTES", 1 << 10)
+    assert solver_compiled.commit_options_compiled(problem) == expected
+    assert sum(array.nbytes for array in solver_compiled._work) <= 1 << 20

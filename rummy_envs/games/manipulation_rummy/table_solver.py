@@ -26,17 +26,22 @@ when ``max g_s <= k`` and ``3k <= sum g_s <= 4k`` (deal them out suit by suit in
 ``commit_options`` runs the programme forward from the current table and backward from
 the end condition once, so every mask entry (which hand card, joker identity or joker
 replacement keeps a legal COMMIT reachable) comes from one pass instead of one solve per
-action. Small layers of states go through dicts one state at a time; large ones (dense
-two-deck tables with jokers) as numpy arrays, a few array operations per layer.
-``is_legal`` is the same programme's forward pass with nothing to place.
+action. ``is_legal`` is the same programme's forward pass with nothing to place.
+
+The programme exists twice. ``solver_compiled`` runs it as one numba function over arrays
+(what the engine calls: 4-10x faster on the positions of play); the pure-Python solver
+(``solver_layers`` with ``solver_steps`` and ``solver_moves``: dicts while the layers are
+small, numpy arrays for large ones) is the readable reference, and the tests hold the two
+to the same answers and both to the integer-program oracle.
 
 Where the parts are:
 - ``commit``: ``CommitProblem``, ``CommitOptions``, ``after`` (one placement's effect) and
   the plain statement of the rules;
 - ``solver_steps``: the packed state and one identity step (``_step_outcomes``);
 - ``solver_moves``: a commit step's choices and moves, scored and memoised;
-- ``solver_layers``: the forward and backward passes over layers (``_Commit``), the
-  kept-ace sets, and ``is_legal``;
+- ``solver_layers``: the pure forward and backward passes over layers (``_Commit``), the
+  kept-ace sets, and the pure ``is_legal``;
+- ``solver_compiled``: the same programme compiled;
 - this module: the public entry points and ``arrange``, which walks a legal table's
   programme back to concrete melds.
 """
@@ -48,7 +53,8 @@ from functools import lru_cache
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import MOVES, NOTHING, CommitOptions, CommitProblem, after
-from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts, _Commit, _legal, is_legal
+from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, copy_limit, is_legal_compiled
+from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
 from rummy_envs.games.manipulation_rummy.solver_steps import (
     _FIELDS,
     ACE_HIGH,
@@ -62,8 +68,8 @@ from rummy_envs.games.manipulation_rummy.solver_steps import (
 )
 
 __all__ = ["MOVES", "NOTHING", "CommitOptions", "CommitProblem", "after", "arrange", "commit_options", "is_legal"]
-# Also here for benchmarks/bench_manipulation.py, which clears and sizes the memo tables:
-# ``_legal``, ``_step_outcomes`` and ``_commit_options``.
+# Also here for benchmarks/bench_manipulation_rummy.py, which clears and sizes the memo
+# tables ``_table_legal`` and ``_commit_options``.
 
 
 def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[int, ...]] | None:
@@ -74,7 +80,7 @@ def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[
     one (A-K, not A-3 and 4-K).
     """
     checked = _checked_counts(counts, max_copies)
-    if checked is None or not _legal(checked):
+    if checked is None or not _table_legal(checked):
         return None
     parents: list[dict[int, tuple[int, int]]] = []
     states: dict[int, None] = {INITIAL: None}
@@ -206,4 +212,16 @@ def _check_problem(problem: CommitProblem) -> None:
 
 @lru_cache(maxsize=4096)
 def _commit_options(problem: CommitProblem) -> CommitOptions:
-    return _Commit(problem, remember="commit").solve()
+    return commit_options_compiled(problem)
+
+
+def is_legal(counts: Sequence[int], max_copies: int | None = None) -> bool:
+    """Whether ``counts[c]`` cards of each identity c split into legal groups and sequences,
+    with no identity more than ``max_copies`` times (None: no limit)."""
+    checked = _checked_counts(counts, max_copies)
+    return checked is not None and _table_legal(checked)
+
+
+@lru_cache(maxsize=1 << 16)
+def _table_legal(counts: tuple[int, ...]) -> bool:
+    return is_legal_compiled(counts, copy_limit(max(counts), None))

@@ -1,0 +1,531 @@
+"""The table solver's programme compiled with numba: the same answers as
+``solver_layers._Commit`` (``commit_options``, ``is_legal``), 4-10x faster on the
+positions of play (``table_solver`` has the map; tests/test_manipulation_rummy_table_solver.py
+holds both to the same answers and to the integer-program oracle).
+
+``solve`` walks the 56 identity steps forward, keeping every reachable state of a layer
+once (an open-addressing hash table merges equal states) and every edge between layers,
+then walks back from the states that end a legal COMMIT and reads the mask entries off the
+edges into them. The states, the choices at an identity, the ways its cards extend, start
+or end sequences or join groups (with the same dominance and capping of long sequences),
+the wildcard budget that prunes states and the kept-ace sets beside each state are the
+pure solver's, restated over arrays; only the wildcard shortfall of the open sequences is
+recomputed from the state instead of stored in it.
+
+The hot loops call no function that takes an array (numba counts references to an array
+passed to a call, with atomic operations that cost more than the work); helpers take
+scalars, and the rare work (a split table filled, a filter built) sits behind a test.
+
+numba compiles ``solve`` on the first call in a process (seconds) and caches the machine
+code beside this file (``cache=True``), so later processes load it in a fraction of a
+second. The work arrays stay allocated between calls (``_Workspace``), up to a bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from rummy_envs.games.manipulation_rummy.commit import NOTHING, CommitOptions, CommitProblem
+
+MOST_COPIES = 7
+"""Largest count of one identity the packed state holds (3 bits); problems that could put
+more on the table go to the pure-Python solver."""
+
+_GROUP_OFFSET = 48
+_BALANCE_OFFSET = 56
+_BALANCE_ZERO = 32
+_PLACED_BIT = np.int64(1) << np.int64(62)
+_PLACED, _WILDCARD, _FREED, _PLACED_AND_FREED, _SPARE_LEFT = 1, 2, 4, 8, 16
+_ACE_HIGH = NUM_RANKS
+_NUM_STEPS = (NUM_RANKS + 1) * NUM_SUITS
+_WORD_BITS = 32
+"""Kept-ace vectors per word of a set: 32 of an int64's bits, so that shifts never reach
+its sign bit."""
+_WORD_MASK = (1 << _WORD_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def _shortfall(done, short1, short2, supply_next, supply_after):  # pragma: no cover - compiled
+    """Wildcards one suit's open sequences need at least once its position ``done`` is
+    decided: the cards they need at the next two positions beyond the supply there."""
+    if done >= _ACE_HIGH - 1:
+        return 0
+    need = max(0, short1 + short2 - supply_next)
+    if done + 2 < _ACE_HIGH:
+        need += max(0, short1 - supply_after)
+    return need
+
+
+@njit(cache=True, inline="always")
+def _hash(value):  # pragma: no cover - compiled
+    """A well-mixed hash of a packed state (for the open-addressing table of a layer)."""
+    value = (value ^ (value >> 29)) * np.int64(-4658895280553007687)
+    return value ^ (value >> 32)
+
+
+@njit(cache=True, inline="always")
+def _shifted_word(high, low, part):  # pragma: no cover - compiled
+    """One word of a set moved up by ``part`` bits (< 32): ``high`` is the word that
+    lands there, ``low`` the one below it, whose top bits carry in."""
+    value = (high << part) & _WORD_MASK
+    if part:
+        value |= low >> (_WORD_BITS - part)
+    return value
+
+
+@njit(cache=True)
+def _splits(position, short1, short2, long, count, out, dominated):  # pragma: no cover - compiled
+    """Every way to use ``count`` cards at ``position`` with these open sequences, not
+    dominated by another with the same cards to groups and aces kept: rows of (started,
+    length-2 runs, long runs, cards to groups, aces kept) written to ``out``; their number."""
+    found = 0
+    top_kept = count if position == 0 else 0
+    for kept in range(top_kept + 1):
+        usable = count - kept
+        if usable < short1 + short2:
+            continue
+        for extended in range(min(long, usable - short1 - short2) + 1):
+            rest = usable - short1 - short2 - extended
+            top_started = rest if position < _ACE_HIGH - 1 else 0
+            for started in range(top_started + 1):
+                out[found, 0] = started
+                out[found, 1] = short1
+                out[found, 2] = short2 + extended
+                out[found, 3] = rest - started
+                out[found, 4] = kept
+                found += 1
+    for i in range(found):
+        dominated[i] = False
+        b1, b2, b3 = out[i, 0], out[i, 1], out[i, 2]
+        for j in range(found):
+            if j == i or out[j, 3] != out[i, 3] or out[j, 4] != out[i, 4]:
+                continue
+            a1, a2, a3 = out[j, 0], out[j, 1], out[j, 2]
+            if a1 <= b1 and a2 <= b1 - a1 + b2 and a3 >= b1 + b2 + b3 - a1 - a2:
+                dominated[i] = True
+                break
+    kept_rows = 0
+    for i in range(found):
+        if not dominated[i]:
+            out[kept_rows] = out[i]
+            kept_rows += 1
+    return kept_rows
+
+
+_SPLIT_KEYS = 3 * 8 * 8 * 8 * (MOST_COPIES + 1)
+_CHUNK = 64
+"""States per chunk of a layer's forward step (between which the edge arrays may grow)."""
+_MOST_SPLITS = 64
+"""Rows of one split table: at most 36 (``count`` <= 7 cards share out as kept aces or
+extended runs, and started runs)."""
+
+
+@njit(cache=True, inline="always")
+def _split_key(position, short1, short2, long, count):  # pragma: no cover - compiled
+    """The memo key of ``_splits``: a position's splits depend only on whether it is the
+    ace-low position, the king, or one between."""
+    kind = 0 if position == 0 else (2 if position == _ACE_HIGH - 1 else 1)
+    return (((kind * 8 + short1) * 8 + short2) * 8 + long) * (MOST_COPIES + 1) + count
+
+
+@njit(cache=True)
+def _fill_splits(sizes, rows, key, position, short1, short2, long, count):  # pragma: no cover - compiled
+    """Compute one split table into the memo (once per key and process)."""
+    scratch = np.empty((512, 5), dtype=np.int64)
+    dominated = np.empty(512, dtype=np.bool_)
+    found = _splits(position, short1, short2, long, count, scratch, dominated)
+    for i in range(found):
+        for k in range(5):
+            rows[key, i, k] = scratch[i, k]
+    sizes[key] = found
+
+
+@njit(cache=True)
+def _build_filter(filters, code, base, words):  # pragma: no cover - compiled
+    """The kept-ace vectors a king step's filter code keeps (its suit's count within
+    [low, high]), built into ``filters[code]`` on first use in a solve."""
+    suit, low, high = code >> 7, code >> 4 & 7, code & 15
+    for w in range(words):
+        filters[code, w] = 0
+    for vector in range(base ** NUM_SUITS):
+        digit = vector // base ** suit % base
+        if low <= digit <= high:
+            filters[code, vector // _WORD_BITS] |= 1 << (vector % _WORD_BITS)
+    filters[code, words] = 1
+
+
+@njit(cache=True)
+def _grow(array, size):  # pragma: no cover - compiled
+    """``array`` with room for at least ``size`` rows (doubled when full)."""
+    if size <= array.shape[0]:
+        return array
+    shape = (max(size, 2 * array.shape[0]),) + array.shape[1:]
+    bigger = np.empty(shape, dtype=array.dtype)
+    bigger[: array.shape[0]] = array
+    return bigger
+
+
+@njit(cache=True)
+def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma: no cover - compiled
+    """(cards of the identity on the final table, balance change, hand natural placed,
+    record bits) for every choice at one identity, duplicates merged; their number."""
+    found = 0
+    for placed in range(in_hand + 1):
+        for freed in range(min(jokers, spare + placed) + 1):
+            for declared in range(wildcards + 1):
+                count = on_table - freed + placed + declared
+                if count > limit:
+                    break
+                record = 0
+                if placed:
+                    record |= _PLACED
+                if declared:
+                    record |= _WILDCARD
+                if freed:
+                    record |= _FREED
+                if placed and freed:
+                    record |= _PLACED_AND_FREED
+                if freed < spare + placed:
+                    record |= _SPARE_LEFT
+                puts = 1 if placed else 0
+                delta = declared - freed
+                merged = False
+                for k in range(found):
+                    if out[k, 0] == count and out[k, 1] == delta and out[k, 2] == puts:
+                        out[k, 3] |= record
+                        merged = True
+                        break
+                if not merged:
+                    out[found, 0] = count
+                    out[found, 1] = delta
+                    out[found, 2] = puts
+                    out[found, 3] = record
+                    found += 1
+    # cheapest first (insertion sort by balance change), so a state stops at the first
+    # choice its wildcards cannot pay for
+    for i in range(1, found):
+        j = i
+        while j > 0 and out[j - 1, 1] > out[j, 1]:
+            for k in range(4):
+                out[j - 1, k], out[j, k] = out[j, k], out[j - 1, k]
+            j -= 1
+    return found
+
+
+@njit(cache=True)
+def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
+          split_sizes, split_rows, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
+          slots, good):  # pragma: no cover - compiled
+    """The commit programme: (feasible, placed, wildcard fits, freed, placed and freed, a
+    hand joker fits), the last five bitmasks over identities (``_Commit.found``), then the
+    work arrays (grown where they had to). Without ``masks_wanted`` only the forward pass
+    runs and the masks are 0: feasible then says whether any state survives to the end
+    (``is_legal`` asks that)."""
+    supply = table + hand
+    ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)  # the supply by suit and position, 0 past the king
+    for card in range(NUM_CARDS):
+        ahead[card // NUM_RANKS, card % NUM_RANKS] = supply[card]
+    freeable = np.minimum(jokers_at, spare + hand)
+    wildcards = free_jokers + hand_jokers + freeable.sum()
+    most = np.minimum(limit, supply + wildcards)
+    capped = np.minimum(limit, supply)
+    base = 0
+    for suit in range(NUM_SUITS):
+        base = max(base, most[suit * NUM_RANKS] + 1)
+    words = (base ** NUM_SUITS + _WORD_BITS - 1) // _WORD_BITS
+    passes = 2 if hand_jokers else 1  # no end state uses a hand joker without one
+    if sets.shape[1] < words:
+        sets = np.empty((sets.shape[0], words), dtype=np.int64)
+    if good.shape[1] < passes * words:
+        good = np.empty((good.shape[0], passes * words), dtype=np.int64)
+    filters = np.zeros((1 << 9, words + 1), dtype=np.int64)
+    budget = np.empty(_NUM_STEPS, dtype=np.int64)
+    left = free_jokers + hand_jokers + _BALANCE_ZERO + freeable.sum()
+    for step in range(_NUM_STEPS):
+        position, suit = step // NUM_SUITS, step % NUM_SUITS
+        if position < _ACE_HIGH:
+            left -= freeable[suit * NUM_RANKS + position]
+        budget[step] = left
+    choice_rows = np.empty((64, 4), dtype=np.int64)
+    layer_starts = np.zeros(_NUM_STEPS + 2, dtype=np.int64)
+    edge_starts = np.zeros(_NUM_STEPS + 1, dtype=np.int64)
+
+    start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET
+    if not need_hand_card:
+        start |= _PLACED_BIT
+    states[0] = start
+    sets[0, :words] = 0
+    sets[0, 0] = 1  # no aces kept yet: the vector (0, 0, 0, 0)
+    layer_starts[1] = 1
+    num_edges = 0
+    for step in range(_NUM_STEPS):
+        position, suit = step // NUM_SUITS, step % NUM_SUITS
+        card = suit * NUM_RANKS + position % NUM_RANKS
+        run_shift = 9 * suit
+        first, last = layer_starts[step], layer_starts[step + 1]
+        produced = 0  # edges of this step so far; their next states wait in candidates
+        num_choices, later = 0, 0
+        if position < _ACE_HIGH:
+            num_choices = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards,
+                                   choice_rows)
+            for other in range(suit + 1, NUM_SUITS):
+                later += capped[other * NUM_RANKS + position]
+        # the edge arrays grow between chunks of states, never inside the loop over a chunk
+        # (an array variable reassigned in a loop costs reference counting on every turn)
+        for chunk in range(first, last, _CHUNK):
+            size = num_edges + produced + _CHUNK * max(num_choices, 1) * _MOST_SPLITS
+            if size > edge_src.shape[0]:
+                edge_src, edge_dst = _grow(edge_src, size), _grow(edge_dst, size)
+                edge_rec, edge_transform = _grow(edge_rec, size), _grow(edge_transform, size)
+            candidates = _grow(candidates, size - num_edges)
+            for index in range(chunk, min(chunk + _CHUNK, last)):
+                state = states[index]
+                if position == _ACE_HIGH:  # the kept aces end this suit's sequences (checked at the king)
+                    edge = num_edges + produced
+                    edge_src[edge], edge_rec[edge], edge_transform[edge] = index, 0, 0
+                    candidates[produced] = state & ~(np.int64(0x1FF) << run_shift)
+                    produced += 1
+                    continue
+                runs = state >> run_shift & 0x1FF
+                short1, short2, long = runs & 7, runs >> 3 & 7, runs >> 6 & 7
+                group = state >> _GROUP_OFFSET & 0xFF
+                grouped, largest = group & 31, group >> 5
+                balance = state >> _BALANCE_OFFSET & 63
+                shortfall = 0  # of the other suits
+                for other in range(NUM_SUITS):
+                    if other != suit:
+                        other_runs = state >> (9 * other) & 0x1FF
+                        done = position if other < suit else position - 1
+                        shortfall += _shortfall(done, other_runs & 7, other_runs >> 3 & 7,
+                                                ahead[other, done + 1], ahead[other, done + 2])
+                cleared = state & ~((np.int64(0x1FF) << run_shift) | (np.int64(0xFF) << _GROUP_OFFSET)
+                                    | (np.int64(63) << _BALANCE_OFFSET))
+                supply_next, supply_after = ahead[suit, position + 1], ahead[suit, position + 2]
+                for c in range(num_choices):
+                    count, delta, puts, record = choice_rows[c, 0], choice_rows[c, 1], choice_rows[c, 2], choice_rows[c, 3]
+                    if balance + delta + shortfall > budget[step]:
+                        break  # choices come cheapest first
+                    key = _split_key(position, short1, short2, long, count)
+                    if split_sizes[key] < 0:
+                        _fill_splits(split_sizes, split_rows, key, position, short1, short2, long, count)
+                    for s in range(split_sizes[key]):
+                        new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
+                        new_long, to_groups = np.int64(split_rows[key, s, 2]), np.int64(split_rows[key, s, 3])
+                        new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
+                        if suit == NUM_SUITS - 1:
+                            if new_grouped and max(new_largest, (new_grouped + 3) // 4) > new_grouped // 3:
+                                continue
+                            new_grouped = new_largest = 0
+                        if position < _ACE_HIGH - 1:
+                            room = most[card + 1] - new1 - new2
+                        else:  # at the king: the most aces a suit can keep for the high end
+                            room = base - 1 - new2
+                        if new_long > max(room, 0):
+                            new_long = max(room, 0)
+                        group_need = 0
+                        if new_grouped:
+                            group_need = max(0, 3 * max(1, new_largest) - new_grouped - later)
+                        need = shortfall + _shortfall(position, new1, new2, supply_next, supply_after)
+                        if balance + delta + need + group_need > budget[step]:
+                            continue
+                        transform = 0
+                        if position == 0:
+                            transform = np.int64(split_rows[key, s, 4]) * base ** suit
+                        elif position == _ACE_HIGH - 1:
+                            transform = -1 - (suit << 7 | new2 << 4 | (new2 + new_long))
+                            code = -1 - transform
+                            if filters[code, words] == 0:
+                                _build_filter(filters, code, base, words)
+                            alive = False
+                            for w in range(words):
+                                if sets[index, w] & filters[code, w]:
+                                    alive = True
+                            if not alive:
+                                continue
+                        nxt = cleared | (new1 | new2 << 3 | new_long << 6) << run_shift
+                        nxt |= (new_grouped | new_largest << 5) << _GROUP_OFFSET
+                        nxt |= (balance + delta) << _BALANCE_OFFSET
+                        if puts:
+                            nxt |= _PLACED_BIT
+                        edge = num_edges + produced
+                        edge_src[edge], edge_rec[edge], edge_transform[edge] = index, record, transform
+                        candidates[produced] = nxt
+                        produced += 1
+        if produced == 0:
+            return (False, 0, 0, 0, 0, 0), (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
+                                            slots, good)
+        # merge equal next states; each edge's target is the index of its next state
+        if last + produced > states.shape[0]:
+            states, sets = _grow(states, last + produced), _grow(sets, last + produced)
+        table_size = 1
+        while table_size < 2 * produced:
+            table_size *= 2
+        slots = _grow(slots, 2 * table_size)
+        for i in range(table_size):
+            slots[2 * i] = -1
+        size = last
+        for edge in range(num_edges, num_edges + produced):
+            value = candidates[edge - num_edges]
+            slot = _hash(value) & (table_size - 1)
+            while slots[2 * slot] != -1 and slots[2 * slot] != value:
+                slot = (slot + 1) & (table_size - 1)
+            if slots[2 * slot] == -1:
+                slots[2 * slot], slots[2 * slot + 1] = value, size
+                states[size] = value
+                for w in range(words):
+                    sets[size, w] = 0
+                size += 1
+            target, source, transform = slots[2 * slot + 1], edge_src[edge], edge_transform[edge]
+            edge_dst[edge] = target
+            if transform > 0:  # an ace-low step: the kept aces' vectors move up
+                whole, part = transform // _WORD_BITS, transform % _WORD_BITS
+                for w in range(whole, words):
+                    low = sets[source, w - whole - 1] if w > whole else 0
+                    sets[target, w] |= _shifted_word(sets[source, w - whole], low, part)
+            elif transform < 0:  # a king step: only the vectors its filter keeps
+                code = -1 - transform
+                for w in range(words):
+                    sets[target, w] |= sets[source, w] & filters[code, w]
+            else:
+                for w in range(words):
+                    sets[target, w] |= sets[source, w]
+        num_edges += produced
+        edge_starts[step + 1] = num_edges
+        layer_starts[step + 2] = size
+
+    work = (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots, good)
+    if not masks_wanted:
+        return (True, 0, 0, 0, 0, 0), work
+    # backward: good[i, :words] the kept-ace vectors from which state i ends a legal COMMIT,
+    # good[i, words:] those ending one that uses a hand joker
+    total = layer_starts[_NUM_STEPS + 1]
+    if total > good.shape[0]:
+        good = np.empty((total + total // 2, good.shape[1]), dtype=np.int64)
+        work = (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots, good)
+    good[:total] = 0
+    for index in range(layer_starts[_NUM_STEPS], total):
+        balance = (states[index] >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
+        placed = states[index] & _PLACED_BIT
+        for w in range(words):
+            if free_jokers <= balance <= free_jokers + hand_jokers and (placed or balance > free_jokers):
+                good[index, w] = sets[index, w]
+            if free_jokers + 1 <= balance <= free_jokers + hand_jokers:
+                good[index, words + w] = sets[index, w]
+    found = np.zeros(5, dtype=np.int64)
+    for step in range(_NUM_STEPS - 1, -1, -1):
+        records = np.zeros(2, dtype=np.int64)
+        for edge in range(edge_starts[step], edge_starts[step + 1]):
+            target, source, transform = edge_dst[edge], edge_src[edge], edge_transform[edge]
+            for which in range(passes):
+                at = which * words
+                # back along a shift: the source's vectors that land in the target's set;
+                # a filter needs no step back (every edge into a state filters alike)
+                alive = False
+                for w in range(words):
+                    if transform > 0:
+                        whole, part = transform // _WORD_BITS, transform % _WORD_BITS
+                        high = good[target, at + w + whole + 1] if w + whole + 1 < words else 0
+                        back = good[target, at + w + whole] if w + whole < words else 0
+                        back = (back >> part) | ((high << (_WORD_BITS - part)) & _WORD_MASK if part else 0)
+                    else:
+                        back = good[target, at + w]
+                    back &= sets[source, w]
+                    if back:
+                        good[source, at + w] |= back
+                        alive = True
+                if alive:
+                    records[which] |= edge_rec[edge]
+        record, record_with_joker = records[0], records[1]
+        position, suit = step // NUM_SUITS, step % NUM_SUITS
+        card_bit = np.int64(1) << np.int64(suit * NUM_RANKS + position % NUM_RANKS)
+        if record & _PLACED:
+            found[0] |= card_bit
+        if record & (_WILDCARD | _SPARE_LEFT):
+            found[1] |= card_bit
+        if record & _FREED:
+            found[2] |= card_bit
+        if record & _PLACED_AND_FREED:
+            found[3] |= card_bit
+        if record_with_joker & (_WILDCARD | _SPARE_LEFT):
+            found[4] |= card_bit
+    if not good[0, 0] & 1:
+        return (False, 0, 0, 0, 0, 0), work
+    return (True, found[0], found[1], found[2], found[3], found[4]), work
+
+
+def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
+    """Empty split tables: per key the number of rows (-1: not computed yet) and the rows
+    (int8, 3.9 MB)."""
+    return np.full(_SPLIT_KEYS, -1, dtype=np.int64), np.zeros((_SPLIT_KEYS, _MOST_SPLITS, 5), dtype=np.int8)
+
+
+_SPLIT_MEMO = new_split_memo()
+WORKSPACE_BYTES = 64 << 20
+"""The work arrays kept between solves (states, kept-ace sets, edges, the hash table)
+are dropped after a solve that grew them past this; the densest positions of random
+play need about 40 MB."""
+
+
+def _new_work() -> list[np.ndarray]:
+    size = 1 << 12
+    # states, kept-ace sets, edges (source, target, record, transform), next states, hash table, good sets
+    return [np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
+            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
+            np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+            np.empty((size, 1), dtype=np.int64)]
+
+
+_work = _new_work()
+
+
+def _solve(table: np.ndarray, hand: np.ndarray, jokers_at: np.ndarray, spare: np.ndarray, hand_jokers: int,
+           free_jokers: int, need_hand_card: bool, limit: int, masks_wanted: bool) -> tuple[int, ...]:
+    """``solve`` on the kept work arrays, keeping what it grew (within ``WORKSPACE_BYTES``)."""
+    global _work
+    answer, work = solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_card, limit,
+                         masks_wanted, *_SPLIT_MEMO, *_work)
+    _work = list(work) if sum(array.nbytes for array in work) <= WORKSPACE_BYTES else _new_work()
+    return answer
+
+
+def copy_limit(counts_reach: int, max_copies: int | None) -> int:
+    """The copy limit to solve under: ``max_copies``, or the most cards an identity can
+    reach (``counts_reach``) when that is lower. The packed state counts to
+    ``MOST_COPIES``; beyond it (no game deals that many copies) a ValueError says so."""
+    limit = counts_reach if max_copies is None else min(max_copies, counts_reach)
+    if limit > MOST_COPIES:
+        raise ValueError(f"an identity could reach {limit} cards on the table; the table solver counts at most "
+                         f"{MOST_COPIES} copies of one identity (set max_copies)")
+    return limit
+
+
+def commit_options_compiled(problem: CommitProblem) -> CommitOptions:
+    """What ``solver_layers._Commit(problem).solve()`` answers, compiled."""
+    wildcards = problem.hand_jokers + problem.free_jokers + sum(problem.jokers_at)
+    limit = copy_limit(max(t + h for t, h in zip(problem.table, problem.hand)) + wildcards, problem.max_copies)
+    feasible, place, wildcard, freed, replace_from_hand, joker_as = _solve(
+        np.array(problem.table, dtype=np.int64), np.array(problem.hand, dtype=np.int64),
+        np.array(problem.jokers_at, dtype=np.int64), np.array(problem.spare_naturals, dtype=np.int64),
+        problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
+    if not feasible:
+        return NOTHING
+    spare = sum(1 << c for c, n in enumerate(problem.spare_naturals) if n)
+    return CommitOptions(
+        feasible=True,
+        commit=not problem.free_jokers and not problem.need_hand_card and is_legal_compiled(problem.table, limit),
+        place=int(place),
+        joker_as=int(joker_as) if problem.hand_jokers else 0,
+        freed_as=int(wildcard) if problem.free_jokers else 0,
+        replace_from_hand=int(replace_from_hand),
+        replace_from_table=int(freed) & spare,
+    )
+
+
+def is_legal_compiled(counts: tuple[int, ...], limit: int) -> bool:
+    """Whether the table splits into legal melds (no count above ``limit``, itself at most
+    ``MOST_COPIES``): the programme's forward pass with nothing to place."""
+    table = np.array(counts, dtype=np.int64)
+    nothing = np.zeros(NUM_CARDS, dtype=np.int64)
+    return bool(_solve(table, nothing, nothing, nothing, 0, 0, False, limit, False)[0])
