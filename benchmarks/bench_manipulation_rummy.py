@@ -19,13 +19,14 @@ work on a shared machine does not inflate them; ratios with ``time.perf_counter`
 3. The DP against the integer program of ``tests/manipulation_rummy_table_oracle.py`` (``scipy.optimize.milp``)
    on the same positions: table legality (``is_legal``), and the full mask (one integer
    program per possible move) on a sample; both must agree before anything is timed.
-4. Memory held by the solver's memo tables after solving every position from empty memo
-   tables, in a separate untimed pass (``tracemalloc``).
+4. Memory the solver holds after solving every position from empty memo tables, in a
+   separate untimed pass: its memo tables (``tracemalloc``), the compiled programme's split
+   tables and the work arrays it keeps between solves (their sizes in bytes).
 5. Env throughput under uniform-random legal play (agent decisions per second) with 2 and
    4 players, interleaved with gin's in one group (``benchmarks.harness``), as ratios to gin's.
 
-The solver's functions and memo tables are found by name among the modules of the game's
-package, whichever module holds them. The results are printed and written as Markdown into
+The solver's entry points are ``table_solver``'s; its memo tables are found by name among
+the modules of the game's package, whichever module holds them. The results are printed and written as Markdown into
 the ``bench_manipulation_rummy`` section of ``--out`` (the other scripts' sections are kept).
 Not run in CI.
 """
@@ -46,11 +47,13 @@ from typing import Any
 from benchmarks.harness import (GIN_RATIO_METHOD, OURS_ENV_METHOD, against_gin, machine_line, parse, parser, publish,
                                 report, results_table, spread)
 from rummy_envs.games import manipulation_rummy as M
+from rummy_envs.games.manipulation_rummy import solver_compiled as compiled
+from rummy_envs.games.manipulation_rummy import table_solver as TS
 
 MODULE = "bench_manipulation_rummy"
 SIZE_BANDS = ((0, 9), (10, 24), (25, 39), (40, 59), (60, 200))
 PACKAGE = Path(M.__file__).parent
-MEMO_TABLES = ("_step_outcomes", "_legal", "_commit_options")  # the memo tables the report counts
+MEMO_TABLES = ("is_legal_compiled", "_commit_options")  # the memo tables the report counts
 
 
 def package_functions() -> dict[str, Any]:
@@ -65,8 +68,8 @@ def package_functions() -> dict[str, Any]:
 
 
 SOLVER = package_functions()
-commit_options: Callable[[Any], Any] = SOLVER["commit_options"]
-is_legal: Callable[..., bool] = SOLVER["is_legal"]
+commit_options: Callable[[Any], Any] = TS.commit_options
+is_legal: Callable[..., bool] = TS.is_legal
 
 
 def clear_memo_tables() -> None:
@@ -130,7 +133,7 @@ def time_legality(problems: list[Any]) -> tuple[float, float]:
         assert is_legal(problem.table, problem.max_copies) == oracle_is_legal(problem.table, problem.max_copies)
     start = time.perf_counter()
     for problem in problems:
-        SOLVER["_legal"].cache_clear()
+        SOLVER["is_legal_compiled"].cache_clear()
         is_legal(problem.table, problem.max_copies)
     dp = (time.perf_counter() - start) / len(problems)
     start = time.perf_counter()
@@ -153,17 +156,20 @@ def time_oracle_masks(problems: list[Any]) -> tuple[float, float]:
     return dp, ilp
 
 
-def memo_bytes(problems: list[Any]) -> int:
-    """Bytes the solver's memo tables hold after solving ``problems`` from empty caches,
-    measured in a separate untimed pass (``tracemalloc`` slows everything it watches)."""
+def memo_bytes(problems: list[Any]) -> tuple[int, int, int]:
+    """Bytes the solver holds after solving ``problems`` from empty caches, measured in a
+    separate untimed pass (``tracemalloc`` slows everything it watches): its memo tables,
+    the compiled programme's split tables, and the work arrays it keeps between solves."""
     clear_memo_tables()
     tracemalloc.start()
     for problem in problems:
         commit_options(problem)
     snapshot = tracemalloc.take_snapshot()
     tracemalloc.stop()
-    return sum(stat.size for stat in snapshot.statistics("filename")
+    memo = sum(stat.size for stat in snapshot.statistics("filename")
                if Path(stat.traceback[0].filename).parent == PACKAGE)
+    work = sum(array.nbytes for space in (compiled._commits, compiled._tables) for array in space.arrays)
+    return memo, sum(table.nbytes for table in compiled._SPLIT_MEMO), work
 
 
 def band_rows(problems: list[Any], seconds: list[float]) -> list[str]:
@@ -200,9 +206,11 @@ def solver_lines(args: Any) -> list[str]:
     dp, ilp = time_oracle_masks(sample)
     lines.append(f"Full mask, DP against one integer program per possible move, on {len(sample)} of these positions "
                  f"(answers identical): {dp * 1e3:.2f} ms against {ilp * 1e3:.0f} ms, **{ilp / dp:.0f}x**.")
-    memo = memo_bytes(all_problems)
+    memo, splits, work = memo_bytes(all_problems)
     entries = ", ".join(f"`{name}` {SOLVER[name].cache_info().currsize}" for name in MEMO_TABLES)
-    lines.append(f"Memory held by the solver's memo tables after the run: {memo / 2**20:.1f} MiB ({entries} entries).")
+    lines.append(f"Memory the solver holds after the run: memo tables {memo / 2**20:.1f} MiB ({entries} entries), "
+                 f"the compiled programme's split tables {splits / 2**20:.1f} MiB, its work arrays "
+                 f"{work / 2**20:.1f} MiB (two sets, each dropped past {compiled.WORKSPACE_BYTES / 2**20:.0f} MiB).")
     return lines
 
 

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -419,7 +420,7 @@ def test_compiled_programme_answers_as_the_pure_one(block):
     for problem in along_commits(range(250 * block, 250 * (block + 1))):
         assert solver_compiled.commit_options_compiled(problem) == solver_layers._Commit(problem).solve(), problem
         if max(problem.table) <= solver_compiled.MOST_COPIES:
-            assert (solver_compiled.is_legal_compiled(problem.table, solver_compiled.MOST_COPIES)
+            assert (solver_compiled.is_legal_compiled.__wrapped__(problem.table)
                     == solver_layers._legal.__wrapped__(problem.table))
         solved += 1
     assert solved > 600
@@ -457,9 +458,33 @@ def test_work_arrays_are_kept_within_their_bound(monkeypatch):
     ``WORKSPACE_BYTES`` leaves small ones behind (the answers unchanged)."""
     problem = problem_of("7C 8C 9C 7D 8D 9D 7H 8H 9H", "7S 8S 9S TC JC QC", jokers="TD", hand_jokers=1)
     expected = solver_layers._Commit(problem).solve()
+    workspace = solver_compiled._commits
     assert solver_compiled.commit_options_compiled(problem) == expected
-    kept = solver_compiled._work[0]
-    assert solver_compiled.commit_options_compiled(problem) == expected and solver_compiled._work[0] is kept
+    kept = workspace.arrays[2]
+    assert solver_compiled.commit_options_compiled(problem) == expected and workspace.arrays[2] is kept
     monkeypatch.setattr(solver_compiled, "WORKSPACE_BYTES", 1 << 10)
     assert solver_compiled.commit_options_compiled(problem) == expected
-    assert sum(array.nbytes for array in solver_compiled._work) <= 1 << 20
+    assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and workspace.held_steps == 0
+
+
+def test_a_solve_resumes_the_last_forward_pass_and_answers_as_a_fresh_one(monkeypatch):
+    """Along random commits each solve starts its forward pass where the last solve's data
+    first differ (two rank positions early) and answers as a solve from the first step."""
+    resumed = []
+    solve = solver_compiled.solve
+
+    def recording(*args):
+        resumed.append(args[9])
+        return solve(*args)
+
+    monkeypatch.setattr(solver_compiled, "solve", recording)
+    fresh = solver_compiled._Workspace()
+    for problem in along_commits(range(40), moves_each=5):
+        options = solver_compiled.commit_options_compiled(problem)
+        fresh.inputs = ()  # forget the last solve: start at the first step
+        limit = problem.max_copies if problem.max_copies is not None else 7
+        counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
+        masks = fresh.solve(counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
+        assert options.feasible == masks[0] and (not masks[0] or options.place == masks[1]), problem
+        assert options == solver_layers._Commit(problem).solve()
+    assert sum(step > 0 for step in resumed) >= 40 and max(resumed) >= 32  # (the fresh solves start at 0)

@@ -23,6 +23,8 @@ second. The work arrays stay allocated between calls (``_Workspace``), up to a b
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -216,13 +218,16 @@ def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma
 
 @njit(cache=True)
 def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
-          split_sizes, split_rows, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
-          slots, good):  # pragma: no cover - compiled
+          resume, split_sizes, split_rows, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
+          edge_transform, candidates, slots, good):  # pragma: no cover - compiled
     """The commit programme: (feasible, placed, wildcard fits, freed, placed and freed, a
-    hand joker fits), the last five bitmasks over identities (``_Commit.found``), then the
-    work arrays (grown where they had to). Without ``masks_wanted`` only the forward pass
-    runs and the masks are 0: feasible then says whether any state survives to the end
-    (``is_legal`` asks that)."""
+    hand joker fits), the last five bitmasks over identities (``_Commit.found``), and the
+    steps whose layers and edges the work arrays now hold; then the work arrays (grown where
+    they had to). Without ``masks_wanted`` only the forward pass runs and the masks are 0:
+    feasible then says whether any state survives to the end (``is_legal`` asks that).
+
+    The forward pass starts at step ``resume``: the work arrays hold the layers and edges of
+    the steps before it from the last solve, whose data those steps read was the same."""
     supply = table + hand
     ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)  # the supply by suit and position, 0 past the king
     for card in range(NUM_CARDS):
@@ -249,18 +254,16 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
             left -= freeable[suit * NUM_RANKS + position]
         budget[step] = left
     choice_rows = np.empty((64, 4), dtype=np.int64)
-    layer_starts = np.zeros(_NUM_STEPS + 2, dtype=np.int64)
-    edge_starts = np.zeros(_NUM_STEPS + 1, dtype=np.int64)
-
-    start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET
-    if not need_hand_card:
-        start |= _PLACED_BIT
-    states[0] = start
-    sets[0, :words] = 0
-    sets[0, 0] = 1  # no aces kept yet: the vector (0, 0, 0, 0)
-    layer_starts[1] = 1
-    num_edges = 0
-    for step in range(_NUM_STEPS):
+    if resume == 0:
+        start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET
+        if not need_hand_card:
+            start |= _PLACED_BIT
+        states[0] = start
+        sets[0, :words] = 0
+        sets[0, 0] = 1  # no aces kept yet: the vector (0, 0, 0, 0)
+        layer_starts[0], layer_starts[1], edge_starts[0] = 0, 1, 0
+    num_edges = edge_starts[resume]
+    for step in range(resume, _NUM_STEPS):
         position, suit = step // NUM_SUITS, step % NUM_SUITS
         card = suit * NUM_RANKS + position % NUM_RANKS
         run_shift = 9 * suit
@@ -354,8 +357,8 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
                         candidates[produced] = nxt
                         produced += 1
         if produced == 0:
-            return (False, 0, 0, 0, 0, 0), (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
-                                            slots, good)
+            return (False, 0, 0, 0, 0, 0, step), (layer_starts, edge_starts, states, sets, edge_src, edge_dst,
+                                                  edge_rec, edge_transform, candidates, slots, good)
         # merge equal next states; each edge's target is the index of its next state
         if last + produced > states.shape[0]:
             states, sets = _grow(states, last + produced), _grow(sets, last + produced)
@@ -395,15 +398,17 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
         edge_starts[step + 1] = num_edges
         layer_starts[step + 2] = size
 
-    work = (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots, good)
+    work = (layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots,
+            good)
     if not masks_wanted:
-        return (True, 0, 0, 0, 0, 0), work
+        return (True, 0, 0, 0, 0, 0, _NUM_STEPS), work
     # backward: good[i, :words] the kept-ace vectors from which state i ends a legal COMMIT,
     # good[i, words:] those ending one that uses a hand joker
     total = layer_starts[_NUM_STEPS + 1]
     if total > good.shape[0]:
         good = np.empty((total + total // 2, good.shape[1]), dtype=np.int64)
-        work = (states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots, good)
+        work = (layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
+                slots, good)
     good[:total] = 0
     for index in range(layer_starts[_NUM_STEPS], total):
         balance = (states[index] >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
@@ -451,8 +456,8 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
         if record_with_joker & (_WILDCARD | _SPARE_LEFT):
             found[4] |= card_bit
     if not good[0, 0] & 1:
-        return (False, 0, 0, 0, 0, 0), work
-    return (True, found[0], found[1], found[2], found[3], found[4]), work
+        return (False, 0, 0, 0, 0, 0, _NUM_STEPS), work
+    return (True, found[0], found[1], found[2], found[3], found[4], _NUM_STEPS), work
 
 
 def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
@@ -463,31 +468,63 @@ def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
 
 _SPLIT_MEMO = new_split_memo()
 WORKSPACE_BYTES = 64 << 20
-"""The work arrays kept between solves (states, kept-ace sets, edges, the hash table)
-are dropped after a solve that grew them past this; the densest positions of random
-play need about 40 MB."""
+"""The work arrays kept between solves (layers of states with their kept-ace sets, edges,
+the hash table) are dropped after a solve that grew them past this; the densest positions
+of random play need about 60 MB."""
 
 
-def _new_work() -> list[np.ndarray]:
-    size = 1 << 12
-    # states, kept-ace sets, edges (source, target, record, transform), next states, hash table, good sets
-    return [np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
-            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
-            np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-            np.empty((size, 1), dtype=np.int64)]
+class _Workspace:
+    """One kind of solve's work arrays, kept between solves, and what the last solve read:
+    a commit's next placement changes one identity, so the next solve starts its forward
+    pass at that identity's step and keeps the layers before (two rank positions earlier
+    when the identity's supply, table and hand, changed: a step at position q reads the
+    supply at q, q + 1 and q + 2)."""
+
+    def __init__(self) -> None:
+        self.arrays = self._new_arrays()
+        self.inputs: tuple = ()
+        self.counts = np.zeros((4, NUM_CARDS), dtype=np.int64)
+        self.held_steps = 0
+
+    @staticmethod
+    def _new_arrays() -> list[np.ndarray]:
+        size = 1 << 12
+        # step boundaries, states, kept-ace sets, edges (source, target, record, transform),
+        # a step's next states, the hash table, the backward pass's sets
+        return [np.zeros(_NUM_STEPS + 2, dtype=np.int64), np.zeros(_NUM_STEPS + 1, dtype=np.int64),
+                np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
+                np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
+                np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                np.empty((size, 1), dtype=np.int64)]
+
+    def solve(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
+              masks_wanted: bool) -> tuple[int, ...]:
+        """``solve`` on ``counts`` (rows: table, hand, jokers at, spare naturals), resuming
+        from the last solve's forward pass as far as it read the same data."""
+        freeable = np.minimum(counts[2], counts[1] + counts[3])
+        inputs = (hand_jokers, free_jokers, need_hand_card, limit, freeable.tobytes())
+        resume = 0
+        if inputs == self.inputs:
+            changed = np.flatnonzero((counts != self.counts).any(axis=0))
+            steps = changed % NUM_RANKS * NUM_SUITS + changed // NUM_RANKS
+            first = int(steps.min()) if len(changed) else _NUM_STEPS
+            supply = counts[0] + counts[1]
+            if (supply[changed] != (self.counts[0] + self.counts[1])[changed]).any():
+                # the supply also enters the steps of the two positions before (the wildcards
+                # their open sequences need), not only the identity's own step
+                first = NUM_SUITS * max(0, first // NUM_SUITS - 2)
+            resume = min(first, self.held_steps)
+        answer, work = solve(counts[0], counts[1], counts[2], counts[3], hand_jokers, free_jokers, need_hand_card,
+                             limit, masks_wanted, resume, *_SPLIT_MEMO, *self.arrays)
+        if sum(array.nbytes for array in work) <= WORKSPACE_BYTES:
+            self.arrays, self.inputs, self.counts, self.held_steps = list(work), inputs, counts, answer[-1]
+        else:
+            self.arrays, self.inputs, self.held_steps = self._new_arrays(), (), 0
+        return answer[:-1]
 
 
-_work = _new_work()
-
-
-def _solve(table: np.ndarray, hand: np.ndarray, jokers_at: np.ndarray, spare: np.ndarray, hand_jokers: int,
-           free_jokers: int, need_hand_card: bool, limit: int, masks_wanted: bool) -> tuple[int, ...]:
-    """``solve`` on the kept work arrays, keeping what it grew (within ``WORKSPACE_BYTES``)."""
-    global _work
-    answer, work = solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_card, limit,
-                         masks_wanted, *_SPLIT_MEMO, *_work)
-    _work = list(work) if sum(array.nbytes for array in work) <= WORKSPACE_BYTES else _new_work()
-    return answer
+_commits = _Workspace()
+_tables = _Workspace()
 
 
 def copy_limit(counts_reach: int, max_copies: int | None) -> int:
@@ -501,20 +538,23 @@ def copy_limit(counts_reach: int, max_copies: int | None) -> int:
     return limit
 
 
+_CARD_BITS = np.int64(1) << np.arange(NUM_CARDS, dtype=np.int64)
+
+
 def commit_options_compiled(problem: CommitProblem) -> CommitOptions:
     """What ``solver_layers._Commit(problem).solve()`` answers, compiled."""
-    wildcards = problem.hand_jokers + problem.free_jokers + sum(problem.jokers_at)
-    limit = copy_limit(max(t + h for t, h in zip(problem.table, problem.hand)) + wildcards, problem.max_copies)
-    feasible, place, wildcard, freed, replace_from_hand, joker_as = _solve(
-        np.array(problem.table, dtype=np.int64), np.array(problem.hand, dtype=np.int64),
-        np.array(problem.jokers_at, dtype=np.int64), np.array(problem.spare_naturals, dtype=np.int64),
-        problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
+    counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
+    wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
+    limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
+    feasible, place, wildcard, freed, replace_from_hand, joker_as = _commits.solve(
+        counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
     if not feasible:
         return NOTHING
-    spare = sum(1 << c for c, n in enumerate(problem.spare_naturals) if n)
+    spare = int(_CARD_BITS[counts[3] > 0].sum())
     return CommitOptions(
         feasible=True,
-        commit=not problem.free_jokers and not problem.need_hand_card and is_legal_compiled(problem.table, limit),
+        commit=(not problem.free_jokers and not problem.need_hand_card and int(counts[0].max()) <= limit
+                and is_legal_compiled(problem.table)),
         place=int(place),
         joker_as=int(joker_as) if problem.hand_jokers else 0,
         freed_as=int(wildcard) if problem.free_jokers else 0,
@@ -523,9 +563,11 @@ def commit_options_compiled(problem: CommitProblem) -> CommitOptions:
     )
 
 
-def is_legal_compiled(counts: tuple[int, ...], limit: int) -> bool:
-    """Whether the table splits into legal melds (no count above ``limit``, itself at most
-    ``MOST_COPIES``): the programme's forward pass with nothing to place."""
-    table = np.array(counts, dtype=np.int64)
-    nothing = np.zeros(NUM_CARDS, dtype=np.int64)
-    return bool(_solve(table, nothing, nothing, nothing, 0, 0, False, limit, False)[0])
+@lru_cache(maxsize=1 << 16)
+def is_legal_compiled(counts: tuple[int, ...]) -> bool:
+    """Whether the table splits into legal melds (the counts already checked against any
+    copy limit): the programme's forward pass with nothing to place."""
+    limit = copy_limit(max(counts), None)
+    table = np.zeros((4, NUM_CARDS), dtype=np.int64)
+    table[0] = counts
+    return bool(_tables.solve(table, 0, 0, False, limit, False)[0])

@@ -50,10 +50,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import gt
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import MOVES, NOTHING, CommitOptions, CommitProblem, after
-from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, copy_limit, is_legal_compiled
+from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, is_legal_compiled
 from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
 from rummy_envs.games.manipulation_rummy.solver_steps import (
     _FIELDS,
@@ -63,13 +64,12 @@ from rummy_envs.games.manipulation_rummy.solver_steps import (
     NUM_STEPS,
     _advance,
     _identity,
-    _step_outcomes,
     _unpack_runs,
 )
 
 __all__ = ["MOVES", "NOTHING", "CommitOptions", "CommitProblem", "after", "arrange", "commit_options", "is_legal"]
 # Also here for benchmarks/bench_manipulation_rummy.py, which clears and sizes the memo
-# tables ``_table_legal`` and ``_commit_options``.
+# table ``_commit_options`` (and ``solver_compiled.is_legal_compiled``'s).
 
 
 def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[int, ...]] | None:
@@ -80,7 +80,7 @@ def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[
     one (A-K, not A-3 and 4-K).
     """
     checked = _checked_counts(counts, max_copies)
-    if checked is None or not _table_legal(checked):
+    if checked is None or not is_legal_compiled(checked):
         return None
     parents: list[dict[int, tuple[int, int]]] = []
     states: dict[int, None] = {INITIAL: None}
@@ -202,9 +202,9 @@ def commit_options(problem: CommitProblem) -> CommitOptions:
 def _check_problem(problem: CommitProblem) -> None:
     for name in ("table", "jokers_at", "spare_naturals", "hand"):
         values = getattr(problem, name)
-        if len(values) != NUM_CARDS or any(v < 0 for v in values):
+        if len(values) != NUM_CARDS or min(values) < 0:
             raise ValueError(f"CommitProblem.{name} must hold {NUM_CARDS} counts >= 0, got {values!r}")
-    if any(j > t for j, t in zip(problem.jokers_at, problem.table)):
+    if any(map(gt, problem.jokers_at, problem.table)):
         raise ValueError("CommitProblem.jokers_at must not exceed table at any identity")
     if problem.hand_jokers < 0 or problem.free_jokers < 0:
         raise ValueError("CommitProblem.hand_jokers and free_jokers must be >= 0")
@@ -219,9 +219,4 @@ def is_legal(counts: Sequence[int], max_copies: int | None = None) -> bool:
     """Whether ``counts[c]`` cards of each identity c split into legal groups and sequences,
     with no identity more than ``max_copies`` times (None: no limit)."""
     checked = _checked_counts(counts, max_copies)
-    return checked is not None and _table_legal(checked)
-
-
-@lru_cache(maxsize=1 << 16)
-def _table_legal(counts: tuple[int, ...]) -> bool:
-    return is_legal_compiled(counts, copy_limit(max(counts), None))
+    return checked is not None and is_legal_compiled(checked)
