@@ -13,7 +13,6 @@ import random
 from collections import Counter
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -171,8 +170,16 @@ def test_m3_joker_replacement_from_the_hand():
 def test_bad_counts_are_refused():
     with pytest.raises(ValueError, match="52"):
         TS.is_legal([0] * 51)
+    problem = problem_of("7D 9D", "8D")
     with pytest.raises(ValueError, match="jokers_at"):
-        TS.commit_options(replace(problem_of("7D 9D", "8D"), jokers_at=counts_of("KS")))
+        TS.commit_options(replace(problem, jokers_at=counts_of("KS")))
+    with pytest.raises(ValueError, match="CommitProblem.hand must hold 52"):
+        TS.commit_options(replace(problem, hand=problem.hand[:51]))
+    with pytest.raises(ValueError, match="CommitProblem.spare_naturals must hold 52 counts >= 0"):
+        TS.commit_options(replace(problem, spare_naturals=(-1,) + problem.spare_naturals[1:]))
+    with pytest.raises(ValueError, match="hand_jokers and free_jokers"):
+        TS.commit_options(replace(problem, free_jokers=-1))
+    assert TS.commit_options(problem).place == 1 << C.parse("8D")[0] and TS.commit_options(problem).commit is False
 
 
 def test_is_legal_agrees_with_integer_program_on_random_multisets():
@@ -398,6 +405,10 @@ def test_plain_meld_rule():
 
 
 # -- the compiled programme against the pure one ----------------------------------------------
+def compiled_options(problem: TS.CommitProblem) -> TS.CommitOptions:
+    return solver_compiled.commit_options_compiled(problem, solver_compiled.problem_counts(problem))
+
+
 def along_commits(seeds: range, moves_each: int = 3):
     """Random cases and the commits that follow them by random moves."""
     for seed in seeds:
@@ -418,7 +429,7 @@ def test_compiled_programme_answers_as_the_pure_one(block):
     solver's answers on random commits (freed jokers, hand jokers, no copy limit)."""
     solved = 0
     for problem in along_commits(range(250 * block, 250 * (block + 1))):
-        assert solver_compiled.commit_options_compiled(problem) == solver_layers._Commit(problem).solve(), problem
+        assert compiled_options(problem) == solver_layers._Commit(problem).solve(), problem
         if max(problem.table) <= solver_compiled.MOST_COPIES:
             assert (solver_compiled.is_legal_compiled.__wrapped__(problem.table)
                     == solver_layers._legal.__wrapped__(problem.table))
@@ -459,32 +470,38 @@ def test_work_arrays_are_kept_within_their_bound(monkeypatch):
     problem = problem_of("7C 8C 9C 7D 8D 9D 7H 8H 9H", "7S 8S 9S TC JC QC", jokers="TD", hand_jokers=1)
     expected = solver_layers._Commit(problem).solve()
     workspace = solver_compiled._commits
-    assert solver_compiled.commit_options_compiled(problem) == expected
-    kept = workspace.arrays[2]
-    assert solver_compiled.commit_options_compiled(problem) == expected and workspace.arrays[2] is kept
+    assert compiled_options(problem) == expected
+    kept = workspace.arrays[4]
+    assert compiled_options(problem) == expected and workspace.arrays[4] is kept
     monkeypatch.setattr(solver_compiled, "WORKSPACE_BYTES", 1 << 10)
-    assert solver_compiled.commit_options_compiled(problem) == expected
-    assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and workspace.held_steps == 0
+    assert compiled_options(problem) == expected
+    assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and not workspace.arrays[1].any()
 
 
-def test_a_solve_resumes_the_last_forward_pass_and_answers_as_a_fresh_one(monkeypatch):
-    """Along random commits each solve starts its forward pass where the last solve's data
-    first differ (two rank positions early) and answers as a solve from the first step."""
+def test_a_solve_resumes_the_last_forward_pass_and_answers_as_a_fresh_one():
+    """Along random commits each solve starts its forward pass where the data its steps
+    read first differ from the last solve's, and answers as a solve from the first step."""
     resumed = []
-    solve = solver_compiled.solve
-
-    def recording(*args):
-        resumed.append(args[9])
-        return solve(*args)
-
-    monkeypatch.setattr(solver_compiled, "solve", recording)
     fresh = solver_compiled._Workspace()
     for problem in along_commits(range(40), moves_each=5):
-        options = solver_compiled.commit_options_compiled(problem)
-        fresh.inputs = ()  # forget the last solve: start at the first step
+        counts = solver_compiled.problem_counts(problem)
         limit = problem.max_copies if problem.max_copies is not None else 7
-        counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
-        masks = fresh.solve(counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
-        assert options.feasible == masks[0] and (not masks[0] or options.place == masks[1]), problem
-        assert options == solver_layers._Commit(problem).solve()
-    assert sum(step > 0 for step in resumed) >= 40 and max(resumed) >= 32  # (the fresh solves start at 0)
+        args = (counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
+        answer = solver_compiled._commits.solve(*args)
+        fresh.arrays[1][:] = 0  # forget the last solve: start at the first step
+        assert answer[:-1] == fresh.solve(*args)[:-1], problem
+        assert compiled_options(problem) == solver_layers._Commit(problem).solve()
+        resumed.append(answer[-1])
+    assert sum(step > 0 for step in resumed) >= 40 and max(resumed) >= 32
+
+
+def test_a_solve_does_not_resume_across_a_change_of_the_jokers_that_can_be_freed():
+    """With a joker on the table at TD, a hand holding TD can free it for 2C 3C; one
+    holding JD cannot. Solving the second right after the first must not keep the first's
+    early layers, cut for a budget without that joker."""
+    without = problem_of("7D 8D 9D", "JD 2C 3C", jokers="TD")
+    with_natural = problem_of("7D 8D 9D", "TD 2C 3C", jokers="TD")
+    clubs = 1 << C.parse("2C")[0] | 1 << C.parse("3C")[0]
+    assert not compiled_options(without).place & clubs
+    assert compiled_options(with_natural).place & clubs == clubs
+    assert compiled_options(with_natural) == solver_layers._Commit(with_natural).solve()

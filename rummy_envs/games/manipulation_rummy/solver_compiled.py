@@ -39,6 +39,10 @@ _GROUP_OFFSET = 48
 _BALANCE_OFFSET = 56
 _BALANCE_ZERO = 32
 _PLACED_BIT = np.int64(1) << np.int64(62)
+_AS_IS_BIT = np.int64(1) << np.int64(36)
+"""Set while every step so far put exactly the table's cards of its identity down (no
+card placed, no joker freed or declared): a final state with it says the table as it is
+now is legal (COMMIT's third condition), with no second solve."""
 _PLACED, _WILDCARD, _FREED, _PLACED_AND_FREED, _SPARE_LEFT = 1, 2, 4, 8, 16
 _ACE_HIGH = NUM_RANKS
 _NUM_STEPS = (NUM_RANKS + 1) * NUM_SUITS
@@ -217,17 +221,52 @@ def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma
 
 
 @njit(cache=True)
-def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
-          resume, split_sizes, split_rows, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
-          edge_transform, candidates, slots, good):  # pragma: no cover - compiled
-    """The commit programme: (feasible, placed, wildcard fits, freed, placed and freed, a
-    hand joker fits), the last five bitmasks over identities (``_Commit.found``), and the
-    steps whose layers and edges the work arrays now hold; then the work arrays (grown where
-    they had to). Without ``masks_wanted`` only the forward pass runs and the masks are 0:
-    feasible then says whether any state survives to the end (``is_legal`` asks that).
+def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, last_inputs):  # pragma: no cover
+    """The step the forward pass may start at, given the last solve's counts and inputs
+    (``last_inputs``: held, hand jokers, free jokers, hand-card flag, limit, and the steps
+    whose layers it left): a commit's next placement changes one identity and not its
+    supply, so the steps before that identity's read the same data and keep their layers;
+    when the supply changed too, two rank positions earlier (a step reads the supply of
+    the next two positions for its wildcard bound). 0 when anything all steps read differs
+    (the jokers, the freeable jokers, the copy limit, the hand-card flag)."""
+    if (last_inputs[0] == 0 or last_inputs[1] != hand_jokers or last_inputs[2] != free_jokers
+            or last_inputs[3] != need_hand_card or last_inputs[4] != limit):
+        return 0
+    first = _NUM_STEPS
+    for card in range(NUM_CARDS):
+        if (min(counts[2, card], counts[1, card] + counts[3, card])
+                != min(last[2, card], last[1, card] + last[3, card])):
+            return 0  # a freeable joker more or less changes the wildcard budget of every step
+        if (counts[0, card] != last[0, card] or counts[1, card] != last[1, card]
+                or counts[2, card] != last[2, card] or counts[3, card] != last[3, card]):
+            position = card % NUM_RANKS
+            step = position * NUM_SUITS + card // NUM_RANKS
+            if counts[0, card] + counts[1, card] != last[0, card] + last[1, card]:
+                step = NUM_SUITS * max(0, position - 2)
+            first = min(first, step)
+    return min(first, last_inputs[5])
 
-    The forward pass starts at step ``resume``: the work arrays hold the layers and edges of
-    the steps before it from the last solve, whose data those steps read was the same."""
+
+@njit(cache=True)
+def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, split_sizes, split_rows,
+          last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
+          candidates, slots, good):  # pragma: no cover - compiled
+    """The commit programme on ``counts`` (rows: table, hand, jokers at, spare naturals):
+    (feasible, placed, wildcard fits, freed, placed and freed, a hand joker fits, the table
+    as it is legal, the step the forward pass started at), the five masks bitmasks over
+    identities (``_Commit.found``, the freed ones among the spare naturals); then the work
+    arrays (grown where they had to). Without ``masks_wanted`` only the forward pass runs
+    and the masks are 0: feasible then says whether any state survives to the end
+    (``is_legal`` asks that).
+
+    The work arrays keep the last solve's counts and inputs (``last_counts``, ``last_inputs``)
+    and its layers and edges: the forward pass starts where the data its steps read first
+    differ (``_resume_step``)."""
+    table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
+    resume = _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last_counts, last_inputs)
+    last_counts[:] = counts
+    last_inputs[0], last_inputs[1], last_inputs[2] = 1, hand_jokers, free_jokers
+    last_inputs[3], last_inputs[4], last_inputs[5] = need_hand_card, limit, resume
     supply = table + hand
     ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)  # the supply by suit and position, 0 past the king
     for card in range(NUM_CARDS):
@@ -255,7 +294,7 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
         budget[step] = left
     choice_rows = np.empty((64, 4), dtype=np.int64)
     if resume == 0:
-        start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET
+        start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET | _AS_IS_BIT
         if not need_hand_card:
             start |= _PLACED_BIT
         states[0] = start
@@ -350,6 +389,8 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
                         nxt = cleared | (new1 | new2 << 3 | new_long << 6) << run_shift
                         nxt |= (new_grouped | new_largest << 5) << _GROUP_OFFSET
                         nxt |= (balance + delta) << _BALANCE_OFFSET
+                        if count != table[card] or delta or puts:
+                            nxt &= ~_AS_IS_BIT
                         if puts:
                             nxt |= _PLACED_BIT
                         edge = num_edges + produced
@@ -357,8 +398,9 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
                         candidates[produced] = nxt
                         produced += 1
         if produced == 0:
-            return (False, 0, 0, 0, 0, 0, step), (layer_starts, edge_starts, states, sets, edge_src, edge_dst,
-                                                  edge_rec, edge_transform, candidates, slots, good)
+            return (False, 0, 0, 0, 0, 0, False, resume), (last_counts, last_inputs, layer_starts, edge_starts, states, sets,
+                                                  edge_src, edge_dst, edge_rec, edge_transform, candidates, slots,
+                                                  good)
         # merge equal next states; each edge's target is the index of its next state
         if last + produced > states.shape[0]:
             states, sets = _grow(states, last + produced), _grow(sets, last + produced)
@@ -397,18 +439,19 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
         num_edges += produced
         edge_starts[step + 1] = num_edges
         layer_starts[step + 2] = size
+        last_inputs[5] = step + 1
 
-    work = (layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates, slots,
-            good)
+    work = (last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
+            candidates, slots, good)
     if not masks_wanted:
-        return (True, 0, 0, 0, 0, 0, _NUM_STEPS), work
+        return (True, 0, 0, 0, 0, 0, False, resume), work
     # backward: good[i, :words] the kept-ace vectors from which state i ends a legal COMMIT,
     # good[i, words:] those ending one that uses a hand joker
     total = layer_starts[_NUM_STEPS + 1]
     if total > good.shape[0]:
         good = np.empty((total + total // 2, good.shape[1]), dtype=np.int64)
-        work = (layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform, candidates,
-                slots, good)
+        work = (last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
+                edge_transform, candidates, slots, good)
     good[:total] = 0
     for index in range(layer_starts[_NUM_STEPS], total):
         balance = (states[index] >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
@@ -418,6 +461,9 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
                 good[index, w] = sets[index, w]
             if free_jokers + 1 <= balance <= free_jokers + hand_jokers:
                 good[index, words + w] = sets[index, w]
+    as_is = False
+    for index in range(layer_starts[_NUM_STEPS], total):
+        as_is |= (states[index] & _AS_IS_BIT) != 0
     found = np.zeros(5, dtype=np.int64)
     for step in range(_NUM_STEPS - 1, -1, -1):
         records = np.zeros(2, dtype=np.int64)
@@ -456,8 +502,12 @@ def solve(table, hand, jokers_at, spare, hand_jokers, free_jokers, need_hand_car
         if record_with_joker & (_WILDCARD | _SPARE_LEFT):
             found[4] |= card_bit
     if not good[0, 0] & 1:
-        return (False, 0, 0, 0, 0, 0, _NUM_STEPS), work
-    return (True, found[0], found[1], found[2], found[3], found[4], _NUM_STEPS), work
+        return (False, 0, 0, 0, 0, 0, as_is, resume), work
+    spare_bits = np.int64(0)
+    for card in range(NUM_CARDS):
+        if spare[card]:
+            spare_bits |= np.int64(1) << np.int64(card)
+    return (True, found[0], found[1], found[2] & spare_bits, found[3], found[4], as_is, resume), work
 
 
 def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
@@ -474,24 +524,20 @@ of random play need about 60 MB."""
 
 
 class _Workspace:
-    """One kind of solve's work arrays, kept between solves, and what the last solve read:
-    a commit's next placement changes one identity, so the next solve starts its forward
-    pass at that identity's step and keeps the layers before (two rank positions earlier
-    when the identity's supply, table and hand, changed: a step at position q reads the
-    supply at q, q + 1 and q + 2)."""
+    """One kind of solve's work arrays, kept between solves: the last solve's counts and
+    inputs, its layers and edges (which the next solve resumes from, ``_resume_step``),
+    and room for the next."""
 
     def __init__(self) -> None:
         self.arrays = self._new_arrays()
-        self.inputs: tuple = ()
-        self.counts = np.zeros((4, NUM_CARDS), dtype=np.int64)
-        self.held_steps = 0
 
     @staticmethod
     def _new_arrays() -> list[np.ndarray]:
         size = 1 << 12
-        # step boundaries, states, kept-ace sets, edges (source, target, record, transform),
-        # a step's next states, the hash table, the backward pass's sets
-        return [np.zeros(_NUM_STEPS + 2, dtype=np.int64), np.zeros(_NUM_STEPS + 1, dtype=np.int64),
+        # the last counts and inputs, step boundaries, states, kept-ace sets, edges (source,
+        # target, record, transform), a step's next states, the hash table, the backward sets
+        return [np.zeros((4, NUM_CARDS), dtype=np.int64), np.zeros(6, dtype=np.int64),
+                np.zeros(_NUM_STEPS + 2, dtype=np.int64), np.zeros(_NUM_STEPS + 1, dtype=np.int64),
                 np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
                 np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
                 np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
@@ -499,28 +545,12 @@ class _Workspace:
 
     def solve(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
               masks_wanted: bool) -> tuple[int, ...]:
-        """``solve`` on ``counts`` (rows: table, hand, jokers at, spare naturals), resuming
-        from the last solve's forward pass as far as it read the same data."""
-        freeable = np.minimum(counts[2], counts[1] + counts[3])
-        inputs = (hand_jokers, free_jokers, need_hand_card, limit, freeable.tobytes())
-        resume = 0
-        if inputs == self.inputs:
-            changed = np.flatnonzero((counts != self.counts).any(axis=0))
-            steps = changed % NUM_RANKS * NUM_SUITS + changed // NUM_RANKS
-            first = int(steps.min()) if len(changed) else _NUM_STEPS
-            supply = counts[0] + counts[1]
-            if (supply[changed] != (self.counts[0] + self.counts[1])[changed]).any():
-                # the supply also enters the steps of the two positions before (the wildcards
-                # their open sequences need), not only the identity's own step
-                first = NUM_SUITS * max(0, first // NUM_SUITS - 2)
-            resume = min(first, self.held_steps)
-        answer, work = solve(counts[0], counts[1], counts[2], counts[3], hand_jokers, free_jokers, need_hand_card,
-                             limit, masks_wanted, resume, *_SPLIT_MEMO, *self.arrays)
-        if sum(array.nbytes for array in work) <= WORKSPACE_BYTES:
-            self.arrays, self.inputs, self.counts, self.held_steps = list(work), inputs, counts, answer[-1]
-        else:
-            self.arrays, self.inputs, self.held_steps = self._new_arrays(), (), 0
-        return answer[:-1]
+        """``solve`` on the kept arrays; they are replaced by small ones once past
+        ``WORKSPACE_BYTES``."""
+        answer, work = solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, *_SPLIT_MEMO,
+                             *self.arrays)
+        self.arrays = list(work) if sum(array.nbytes for array in work) <= WORKSPACE_BYTES else self._new_arrays()
+        return answer
 
 
 _commits = _Workspace()
@@ -538,28 +568,37 @@ def copy_limit(counts_reach: int, max_copies: int | None) -> int:
     return limit
 
 
-_CARD_BITS = np.int64(1) << np.arange(NUM_CARDS, dtype=np.int64)
+def problem_counts(problem: CommitProblem) -> np.ndarray | None:
+    """The problem's counts as rows (table, hand, jokers at, spare naturals), or None unless
+    each is 52 counts >= 0, the table jokers lie within the table and no joker count is
+    negative (``table_solver`` then says which)."""
+    try:
+        counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
+    except (TypeError, ValueError):
+        return None
+    if (counts.shape != (4, NUM_CARDS) or counts.min() < 0 or (counts[2] > counts[0]).any()
+            or min(problem.hand_jokers, problem.free_jokers) < 0):
+        return None
+    return counts
 
 
-def commit_options_compiled(problem: CommitProblem) -> CommitOptions:
-    """What ``solver_layers._Commit(problem).solve()`` answers, compiled."""
-    counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
+def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> CommitOptions:
+    """What ``solver_layers._Commit(problem).solve()`` answers, compiled; ``counts`` is
+    ``problem_counts(problem)``."""
     wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
     limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
-    feasible, place, wildcard, freed, replace_from_hand, joker_as = _commits.solve(
+    feasible, place, wildcard, freed, replace_from_hand, joker_as, as_is, _ = _commits.solve(
         counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
     if not feasible:
         return NOTHING
-    spare = int(_CARD_BITS[counts[3] > 0].sum())
     return CommitOptions(
         feasible=True,
-        commit=(not problem.free_jokers and not problem.need_hand_card and int(counts[0].max()) <= limit
-                and is_legal_compiled(problem.table)),
+        commit=not problem.free_jokers and not problem.need_hand_card and bool(as_is),
         place=int(place),
         joker_as=int(joker_as) if problem.hand_jokers else 0,
         freed_as=int(wildcard) if problem.free_jokers else 0,
         replace_from_hand=int(replace_from_hand),
-        replace_from_table=int(freed) & spare,
+        replace_from_table=int(freed),
     )
 
 

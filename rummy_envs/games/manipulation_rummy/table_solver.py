@@ -54,7 +54,7 @@ from operator import gt
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import MOVES, NOTHING, CommitOptions, CommitProblem, after
-from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, is_legal_compiled
+from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, is_legal_compiled, problem_counts
 from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
 from rummy_envs.games.manipulation_rummy.solver_steps import (
     _FIELDS,
@@ -195,11 +195,11 @@ def commit_options(problem: CommitProblem) -> CommitOptions:
     declared as c now fits when some solution puts a wildcard at c, or leaves a natural c
     free to replace it later in the turn (the joker is then a wildcard again).
     """
-    _check_problem(problem)
     return _commit_options(problem)
 
 
 def _check_problem(problem: CommitProblem) -> None:
+    """A ValueError naming what is wrong with the problem, if anything."""
     for name in ("table", "jokers_at", "spare_naturals", "hand"):
         values = getattr(problem, name)
         if len(values) != NUM_CARDS or min(values) < 0:
@@ -212,7 +212,12 @@ def _check_problem(problem: CommitProblem) -> None:
 
 @lru_cache(maxsize=4096)
 def _commit_options(problem: CommitProblem) -> CommitOptions:
-    return commit_options_compiled(problem)
+    """The answer, checked on a miss (a problem already in the cache was checked then)."""
+    counts = problem_counts(problem)
+    if counts is None:
+        _check_problem(problem)
+        raise ValueError(f"CommitProblem holds bad counts: {problem!r}")
+    return commit_options_compiled(problem, counts)
 
 
 def is_legal(counts: Sequence[int], max_copies: int | None = None) -> bool:
