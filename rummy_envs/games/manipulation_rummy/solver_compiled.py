@@ -151,7 +151,7 @@ def _fill_splits(sizes, rows, key, position, short1, short2, long, count):  # pr
 @njit(cache=True)
 def _build_filter(filters, code, base, words):  # pragma: no cover - compiled
     """The kept-ace vectors a king step's filter code keeps (its suit's count within
-    [low, high]), built into ``filters[code]`` on first use in a solve."""
+    [low, high]), built into ``filters[code]`` on first use (kept while the base is the same)."""
     suit, low, high = code >> 7, code >> 4 & 7, code & 15
     for w in range(words):
         filters[code, w] = 0
@@ -223,8 +223,8 @@ def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma
 @njit(cache=True)
 def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, last_inputs):  # pragma: no cover
     """The step the forward pass may start at, given the last solve's counts and inputs
-    (``last_inputs``: held, hand jokers, free jokers, hand-card flag, limit, and the steps
-    whose layers it left): a commit's next placement changes one identity and not its
+    (``last_inputs``: held, hand jokers, free jokers, hand-card flag, limit, the steps whose
+    layers it left, and the base the king's filters were built for): a commit's next placement changes one identity and not its
     supply, so the steps before that identity's read the same data and keep their layers;
     when the supply changed too, two rank positions earlier (a step reads the supply of
     the next two positions for its wildcard bound). 0 when anything all steps read differs
@@ -249,8 +249,8 @@ def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, 
 
 @njit(cache=True)
 def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, split_sizes, split_rows,
-          last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
-          candidates, slots, good):  # pragma: no cover - compiled
+          last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
+          edge_transform, candidates, slots, good):  # pragma: no cover - compiled
     """The commit programme on ``counts`` (rows: table, hand, jokers at, spare naturals):
     (feasible, placed, wildcard fits, freed, placed and freed, a hand joker fits, the table
     as it is legal, the step the forward pass started at), the five masks bitmasks over
@@ -259,8 +259,8 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     and the masks are 0: feasible then says whether any state survives to the end
     (``is_legal`` asks that).
 
-    The work arrays keep the last solve's counts and inputs (``last_counts``, ``last_inputs``)
-    and its layers and edges: the forward pass starts where the data its steps read first
+    The work arrays keep the last solve's counts and inputs (``last_counts``, ``last_inputs``),
+    the king's filters built so far, and its layers and edges: the forward pass starts where the data its steps read first
     differ (``_resume_step``)."""
     table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
     resume = _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last_counts, last_inputs)
@@ -284,7 +284,11 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         sets = np.empty((sets.shape[0], words), dtype=np.int64)
     if good.shape[1] < passes * words:
         good = np.empty((good.shape[0], passes * words), dtype=np.int64)
-    filters = np.zeros((1 << 9, words + 1), dtype=np.int64)
+    if last_inputs[6] != base:  # the filters built so far are for another base
+        if filters.shape[1] < words + 1:
+            filters = np.empty((1 << 9, words + 1), dtype=np.int64)
+        filters[:, words] = 0
+        last_inputs[6] = base
     budget = np.empty(_NUM_STEPS, dtype=np.int64)
     left = free_jokers + hand_jokers + _BALANCE_ZERO + freeable.sum()
     for step in range(_NUM_STEPS):
@@ -398,7 +402,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                         candidates[produced] = nxt
                         produced += 1
         if produced == 0:
-            return (False, 0, 0, 0, 0, 0, False, resume), (last_counts, last_inputs, layer_starts, edge_starts, states, sets,
+            return (False, 0, 0, 0, 0, 0, False, resume), (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets,
                                                   edge_src, edge_dst, edge_rec, edge_transform, candidates, slots,
                                                   good)
         # merge equal next states; each edge's target is the index of its next state
@@ -441,7 +445,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         layer_starts[step + 2] = size
         last_inputs[5] = step + 1
 
-    work = (last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
+    work = (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
             candidates, slots, good)
     if not masks_wanted:
         return (True, 0, 0, 0, 0, 0, False, resume), work
@@ -450,7 +454,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     total = layer_starts[_NUM_STEPS + 1]
     if total > good.shape[0]:
         good = np.empty((total + total // 2, good.shape[1]), dtype=np.int64)
-        work = (last_counts, last_inputs, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
+        work = (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
                 edge_transform, candidates, slots, good)
     good[:total] = 0
     for index in range(layer_starts[_NUM_STEPS], total):
@@ -534,10 +538,12 @@ class _Workspace:
     @staticmethod
     def _new_arrays() -> list[np.ndarray]:
         size = 1 << 12
-        # the last counts and inputs, step boundaries, states, kept-ace sets, edges (source,
-        # target, record, transform), a step's next states, the hash table, the backward sets
-        return [np.zeros((4, NUM_CARDS), dtype=np.int64), np.zeros(6, dtype=np.int64),
-                np.zeros(_NUM_STEPS + 2, dtype=np.int64), np.zeros(_NUM_STEPS + 1, dtype=np.int64),
+        # the last counts and inputs, the king's filters, step boundaries, states, kept-ace
+        # sets, edges (source, target, record, transform), a step's next states, the hash
+        # table, the backward sets
+        return [np.zeros((4, NUM_CARDS), dtype=np.int64), np.zeros(7, dtype=np.int64),
+                np.zeros((1 << 9, 2), dtype=np.int64), np.zeros(_NUM_STEPS + 2, dtype=np.int64),
+                np.zeros(_NUM_STEPS + 1, dtype=np.int64),
                 np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
                 np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
                 np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
@@ -572,14 +578,15 @@ def problem_counts(problem: CommitProblem) -> np.ndarray | None:
     """The problem's counts as rows (table, hand, jokers at, spare naturals), or None unless
     each is 52 counts >= 0, the table jokers lie within the table and no joker count is
     negative (``table_solver`` then says which)."""
-    try:
-        counts = np.array((problem.table, problem.hand, problem.jokers_at, problem.spare_naturals), dtype=np.int64)
+    rows = (problem.table, problem.hand, problem.jokers_at, problem.spare_naturals)
+    try:  # (bytes() takes a list of small counts far faster than numpy, and refuses negative ones)
+        counts = np.frombuffer(b"".join(map(bytes, rows)), np.uint8).astype(np.int64)
     except (TypeError, ValueError):
         return None
-    if (counts.shape != (4, NUM_CARDS) or counts.min() < 0 or (counts[2] > counts[0]).any()
+    if (any(len(row) != NUM_CARDS for row in rows) or (counts[2 * NUM_CARDS:3 * NUM_CARDS] > counts[:NUM_CARDS]).any()
             or min(problem.hand_jokers, problem.free_jokers) < 0):
         return None
-    return counts
+    return counts.reshape(4, NUM_CARDS)
 
 
 def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> CommitOptions:
