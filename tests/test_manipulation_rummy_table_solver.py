@@ -478,6 +478,21 @@ def test_work_arrays_are_kept_within_their_bound(monkeypatch):
     assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and not workspace.arrays[1].any()
 
 
+def test_a_solve_that_runs_out_of_room_grows_its_arrays_and_goes_on(monkeypatch):
+    """Work arrays of a few rows: the solves stop for room again and again (the states,
+    edges, hash table, sets and filters all grow) and still answer as the pure programme."""
+    monkeypatch.setattr(solver_compiled, "FIRST_ROWS", 4)
+    workspace = solver_compiled._Workspace()
+    aces_high = problem_of("QC KC AC QH KH AH QS KS AS QS KS AS", "JS JC")  # 81 kept-ace vectors: 3 words
+    for problem in [*along_commits(range(30)), aces_high]:
+        limit = problem.max_copies if problem.max_copies is not None else 7
+        answer = workspace.solve(solver_compiled.problem_counts(problem), problem.hand_jokers, problem.free_jokers,
+                                 problem.need_hand_card, limit, True)
+        expected = solver_layers._Commit(problem).solve()
+        assert answer[0] == expected.feasible and (not answer[0] or answer[1] == expected.place), problem
+    assert workspace.arrays[5].shape[0] >= 256 and workspace.arrays[6].shape[1] == 3
+
+
 def test_a_solve_resumes_the_last_forward_pass_and_answers_as_a_fresh_one():
     """Along random commits each solve starts its forward pass where the data its steps
     read first differ from the last solve's, and answers as a solve from the first step."""

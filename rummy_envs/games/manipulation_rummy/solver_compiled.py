@@ -121,6 +121,10 @@ def _splits(position, short1, short2, long, count, out, dominated):  # pragma: n
 
 
 _SPLIT_KEYS = 3 * 8 * 8 * 8 * (MOST_COPIES + 1)
+_DONE, _NEED_ROOM = 0, 1
+_FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
+"""Places among the work arrays (``_Workspace``) of those that grow; the four edge arrays
+(7 to 10) grow together."""
 _CHUNK = 64
 """States per chunk of a layer's forward step (between which the edge arrays may grow)."""
 _MOST_SPLITS = 64
@@ -160,17 +164,6 @@ def _build_filter(filters, code, base, words):  # pragma: no cover - compiled
         if low <= digit <= high:
             filters[code, vector // _WORD_BITS] |= 1 << (vector % _WORD_BITS)
     filters[code, words] = 1
-
-
-@njit(cache=True)
-def _grow(array, size):  # pragma: no cover - compiled
-    """``array`` with room for at least ``size`` rows (doubled when full)."""
-    if size <= array.shape[0]:
-        return array
-    shape = (max(size, 2 * array.shape[0]),) + array.shape[1:]
-    bigger = np.empty(shape, dtype=array.dtype)
-    bigger[: array.shape[0]] = array
-    return bigger
 
 
 @njit(cache=True)
@@ -250,18 +243,21 @@ def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, 
 @njit(cache=True)
 def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, split_sizes, split_rows,
           last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
-          edge_transform, candidates, slots, good):  # pragma: no cover - compiled
+          edge_transform, candidates, slots, good, needs):  # pragma: no cover - compiled
     """The commit programme on ``counts`` (rows: table, hand, jokers at, spare naturals):
-    (feasible, placed, wildcard fits, freed, placed and freed, a hand joker fits, the table
-    as it is legal, the step the forward pass started at), the five masks bitmasks over
-    identities (``_Commit.found``, the freed ones among the spare naturals); then the work
-    arrays (grown where they had to). Without ``masks_wanted`` only the forward pass runs
-    and the masks are 0: feasible then says whether any state survives to the end
-    (``is_legal`` asks that).
+    (``_DONE``, feasible, placed, wildcard fits, freed, placed and freed, a hand joker fits,
+    the table as it is legal, the step the forward pass started at), the five masks
+    bitmasks over identities (``_Commit.found``, the freed ones among the spare naturals).
+    Without ``masks_wanted`` only the forward pass runs and the masks are 0: feasible then
+    says whether any state survives to the end (``is_legal`` asks that).
 
-    The work arrays keep the last solve's counts and inputs (``last_counts``, ``last_inputs``),
-    the king's filters built so far, and its layers and edges: the forward pass starts where the data its steps read first
-    differ (``_resume_step``)."""
+    The work arrays keep the last solve's counts and inputs (``last_counts``,
+    ``last_inputs``), the king's filters built so far, and its layers and edges: the forward
+    pass starts where the data its steps read first differ (``_resume_step``). When an
+    array is too small the solve stops with ``_NEED_ROOM`` and the rows and columns it needs
+    in ``needs`` (by the array's place among the work arrays); the caller grows it and calls
+    again, which resumes at the step that stopped. (The arrays are never made here: handing
+    new arrays back to Python costs more than a small solve.)"""
     table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
     resume = _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last_counts, last_inputs)
     last_counts[:] = counts
@@ -280,13 +276,10 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         base = max(base, most[suit * NUM_RANKS] + 1)
     words = (base ** NUM_SUITS + _WORD_BITS - 1) // _WORD_BITS
     passes = 2 if hand_jokers else 1  # no end state uses a hand joker without one
-    if sets.shape[1] < words:
-        sets = np.empty((sets.shape[0], words), dtype=np.int64)
-    if good.shape[1] < passes * words:
-        good = np.empty((good.shape[0], passes * words), dtype=np.int64)
+    if sets.shape[1] < words or good.shape[1] < passes * words or filters.shape[1] < words + 1:
+        needs[_SETS, 1], needs[_GOOD, 1], needs[_FILTERS, 1] = words, passes * words, words + 1
+        return _NEED_ROOM, False, 0, 0, 0, 0, 0, False, resume
     if last_inputs[6] != base:  # the filters built so far are for another base
-        if filters.shape[1] < words + 1:
-            filters = np.empty((1 << 9, words + 1), dtype=np.int64)
         filters[:, words] = 0
         last_inputs[6] = base
     budget = np.empty(_NUM_STEPS, dtype=np.int64)
@@ -322,10 +315,9 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         # (an array variable reassigned in a loop costs reference counting on every turn)
         for chunk in range(first, last, _CHUNK):
             size = num_edges + produced + _CHUNK * max(num_choices, 1) * _MOST_SPLITS
-            if size > edge_src.shape[0]:
-                edge_src, edge_dst = _grow(edge_src, size), _grow(edge_dst, size)
-                edge_rec, edge_transform = _grow(edge_rec, size), _grow(edge_transform, size)
-            candidates = _grow(candidates, size - num_edges)
+            if size > edge_src.shape[0] or size - num_edges > candidates.shape[0]:
+                needs[_EDGES, 0], needs[_CANDIDATES, 0] = size, size - num_edges
+                return _NEED_ROOM, False, 0, 0, 0, 0, 0, False, resume
             for index in range(chunk, min(chunk + _CHUNK, last)):
                 state = states[index]
                 if position == _ACE_HIGH:  # the kept aces end this suit's sequences (checked at the king)
@@ -402,16 +394,14 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                         candidates[produced] = nxt
                         produced += 1
         if produced == 0:
-            return (False, 0, 0, 0, 0, 0, False, resume), (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets,
-                                                  edge_src, edge_dst, edge_rec, edge_transform, candidates, slots,
-                                                  good)
+            return _DONE, False, 0, 0, 0, 0, 0, False, resume
         # merge equal next states; each edge's target is the index of its next state
-        if last + produced > states.shape[0]:
-            states, sets = _grow(states, last + produced), _grow(sets, last + produced)
         table_size = 1
         while table_size < 2 * produced:
             table_size *= 2
-        slots = _grow(slots, 2 * table_size)
+        if last + produced > states.shape[0] or 2 * table_size > slots.shape[0]:
+            needs[_STATES, 0], needs[_SLOTS, 0] = last + produced, 2 * table_size
+            return _NEED_ROOM, False, 0, 0, 0, 0, 0, False, resume
         for i in range(table_size):
             slots[2 * i] = -1
         size = last
@@ -445,17 +435,14 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         layer_starts[step + 2] = size
         last_inputs[5] = step + 1
 
-    work = (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec, edge_transform,
-            candidates, slots, good)
     if not masks_wanted:
-        return (True, 0, 0, 0, 0, 0, False, resume), work
+        return _DONE, True, 0, 0, 0, 0, 0, False, resume
     # backward: good[i, :words] the kept-ace vectors from which state i ends a legal COMMIT,
     # good[i, words:] those ending one that uses a hand joker
     total = layer_starts[_NUM_STEPS + 1]
     if total > good.shape[0]:
-        good = np.empty((total + total // 2, good.shape[1]), dtype=np.int64)
-        work = (last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
-                edge_transform, candidates, slots, good)
+        needs[_GOOD, 0] = total
+        return _NEED_ROOM, False, 0, 0, 0, 0, 0, False, resume
     good[:total] = 0
     for index in range(layer_starts[_NUM_STEPS], total):
         balance = (states[index] >> _BALANCE_OFFSET & 63) - _BALANCE_ZERO
@@ -470,7 +457,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         as_is |= (states[index] & _AS_IS_BIT) != 0
     found = np.zeros(5, dtype=np.int64)
     for step in range(_NUM_STEPS - 1, -1, -1):
-        records = np.zeros(2, dtype=np.int64)
+        record, record_with_joker = 0, 0
         for edge in range(edge_starts[step], edge_starts[step + 1]):
             target, source, transform = edge_dst[edge], edge_src[edge], edge_transform[edge]
             for which in range(passes):
@@ -491,8 +478,10 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                         good[source, at + w] |= back
                         alive = True
                 if alive:
-                    records[which] |= edge_rec[edge]
-        record, record_with_joker = records[0], records[1]
+                    if which:
+                        record_with_joker |= edge_rec[edge]
+                    else:
+                        record |= edge_rec[edge]
         position, suit = step // NUM_SUITS, step % NUM_SUITS
         card_bit = np.int64(1) << np.int64(suit * NUM_RANKS + position % NUM_RANKS)
         if record & _PLACED:
@@ -506,12 +495,12 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         if record_with_joker & (_WILDCARD | _SPARE_LEFT):
             found[4] |= card_bit
     if not good[0, 0] & 1:
-        return (False, 0, 0, 0, 0, 0, as_is, resume), work
+        return _DONE, False, 0, 0, 0, 0, 0, as_is, resume
     spare_bits = np.int64(0)
     for card in range(NUM_CARDS):
         if spare[card]:
             spare_bits |= np.int64(1) << np.int64(card)
-    return (True, found[0], found[1], found[2] & spare_bits, found[3], found[4], as_is, resume), work
+    return _DONE, True, found[0], found[1], found[2] & spare_bits, found[3], found[4], as_is, resume
 
 
 def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
@@ -522,6 +511,8 @@ def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
 
 _SPLIT_MEMO = new_split_memo()
 WORKSPACE_BYTES = 64 << 20
+FIRST_ROWS = 1 << 12
+"""Rows of the growing work arrays to begin with (most positions of play fit)."""
 """The work arrays kept between solves (layers of states with their kept-ace sets, edges,
 the hash table) are dropped after a solve that grew them past this; the densest positions
 of random play need about 60 MB."""
@@ -530,33 +521,58 @@ of random play need about 60 MB."""
 class _Workspace:
     """One kind of solve's work arrays, kept between solves: the last solve's counts and
     inputs, its layers and edges (which the next solve resumes from, ``_resume_step``),
-    and room for the next."""
+    and room for the next, grown when a solve asks for more."""
 
     def __init__(self) -> None:
         self.arrays = self._new_arrays()
 
     @staticmethod
     def _new_arrays() -> list[np.ndarray]:
-        size = 1 << 12
+        size = FIRST_ROWS
         # the last counts and inputs, the king's filters, step boundaries, states, kept-ace
         # sets, edges (source, target, record, transform), a step's next states, the hash
-        # table, the backward sets
+        # table, the backward sets, and what a solve needs of each
         return [np.zeros((4, NUM_CARDS), dtype=np.int64), np.zeros(7, dtype=np.int64),
                 np.zeros((1 << 9, 2), dtype=np.int64), np.zeros(_NUM_STEPS + 2, dtype=np.int64),
                 np.zeros(_NUM_STEPS + 1, dtype=np.int64),
                 np.empty(size, dtype=np.int64), np.empty((size, 1), dtype=np.int64),
                 np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int8),
                 np.empty(size, dtype=np.int16), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-                np.empty((size, 1), dtype=np.int64)]
+                np.empty((size, 1), dtype=np.int64), np.zeros((_GOOD + 1, 2), dtype=np.int64)]
 
     def solve(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
               masks_wanted: bool) -> tuple[int, ...]:
-        """``solve`` on the kept arrays; they are replaced by small ones once past
-        ``WORKSPACE_BYTES``."""
-        answer, work = solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, *_SPLIT_MEMO,
-                             *self.arrays)
-        self.arrays = list(work) if sum(array.nbytes for array in work) <= WORKSPACE_BYTES else self._new_arrays()
-        return answer
+        """``solve`` on the kept arrays, growing them as it asks; they are replaced by small
+        ones once past ``WORKSPACE_BYTES``."""
+        while True:
+            status, *answer = solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
+                                    *_SPLIT_MEMO, *self.arrays)
+            if status == _DONE:
+                break
+            self._grow()
+        if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
+            self.arrays = self._new_arrays()
+        return tuple(answer)
+
+    def _grow(self) -> None:
+        """Grow the arrays a solve asked for (at least doubled, the content kept)."""
+        needs = self.arrays[-1]
+        for place in (_FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD):
+            rows, columns = needs[place]
+            for grown in range(place, place + 4 if place == _EDGES else place + 1):
+                array = self.arrays[grown]
+                shape = list(array.shape)
+                if rows > shape[0]:
+                    shape[0] = max(int(rows), 2 * shape[0])
+                if array.ndim == 2:
+                    shape[1] = max(shape[1], int(columns))
+                if tuple(shape) != array.shape:
+                    bigger = np.empty(shape, dtype=array.dtype)
+                    bigger[tuple(slice(0, n) for n in array.shape)] = array
+                    self.arrays[grown] = bigger
+            if place == _STATES:  # the kept-ace sets have a row per state
+                needs[_SETS, 0] = max(needs[_SETS, 0], rows)
+        needs[:] = 0
 
 
 _commits = _Workspace()
