@@ -450,6 +450,28 @@ def test_a_hand_joker_fits_only_where_both_jokers_find_room():
     assert options == oracle_options(problem) == solver_layers._Commit(problem).solve()
 
 
+@pytest.mark.parametrize("block", range(3))
+def test_compiled_arrangement_path_is_the_pure_one(block):
+    """``arrange`` reads its melds off the compiled programme's path: the pure walk's path,
+    state for state, on the tables of random commits and clustered random multisets (legal
+    and not, one and two decks, no copy limit)."""
+    rng = random.Random(block)
+    tables = [problem.table for problem in along_commits(range(200 * block, 200 * (block + 1)), moves_each=2)]
+    for _ in range(200):
+        counts = [0] * 52
+        base = rng.randrange(52)
+        for _ in range(rng.randrange(3, 30)):
+            card = (base + rng.choice((-14, -13, -12, -1, 0, 1, 2, 13, 26))) % 52
+            counts[card] = min(rng.choice((1, 2, 3)), counts[card] + 1)
+        tables.append(tuple(counts))
+    legal = 0
+    for table in tables:
+        path = solver_compiled.arrangement_path(table)
+        assert path == TS._arrangement_path(table), C.format([c for c, n in enumerate(table) for _ in range(n)])
+        legal += path is not None
+    assert legal > 80 and len(tables) - legal > 80
+
+
 def test_more_copies_than_the_packed_state_counts_are_refused():
     """No game puts eight cards of one identity on the table, and the packed state counts
     seven: without a copy limit, more is a clear error (and with one, an illegal table)."""

@@ -35,6 +35,7 @@ MOST_COPIES = 7
 """Largest count of one identity the packed state holds (3 bits); problems that could put
 more on the table go to the pure-Python solver."""
 
+_KEPT_OFFSET = 36
 _GROUP_OFFSET = 48
 _BALANCE_OFFSET = 56
 _BALANCE_ZERO = 32
@@ -503,6 +504,94 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     return _DONE, True, found[0], found[1], found[2] & spare_bits, found[3], found[4], as_is, resume
 
 
+@njit(cache=True)
+def _arrangement_path(counts, split_sizes, split_rows):  # pragma: no cover - compiled
+    """``table_solver._arrangement_path`` compiled: the same breadth-first walk in the
+    packed states of ``solver_steps`` (kept aces in the state), each state reached first
+    from the first state that reaches it, and the same path back from the first final
+    state: the state after each step and the cards that step put into groups (empty arrays
+    when the table is not legal)."""
+    changed_group = np.int64(0xFF) << _GROUP_OFFSET
+    states = np.empty(64, dtype=np.int64)
+    parents = np.empty(64, dtype=np.int64)
+    to_groups_of = np.empty(64, dtype=np.int64)
+    layer_starts = np.zeros(_NUM_STEPS + 2, dtype=np.int64)
+    states[0], layer_starts[1] = 0, 1
+    candidates = np.empty((64, 3), dtype=np.int64)
+    slots = np.empty(128, dtype=np.int64)
+    for step in range(_NUM_STEPS):
+        position, suit = step // NUM_SUITS, step % NUM_SUITS
+        card = suit * NUM_RANKS + position % NUM_RANKS
+        run_shift, kept_shift = 9 * suit, _KEPT_OFFSET + 3 * suit
+        changed = (np.int64(0x1FF) << run_shift) | (np.int64(7) << kept_shift) | changed_group
+        first, last = layer_starts[step], layer_starts[step + 1]
+        if (last - first) * _MOST_SPLITS > candidates.shape[0]:
+            candidates = np.empty(((last - first) * _MOST_SPLITS, 3), dtype=np.int64)
+        produced = 0
+        for index in range(first, last):
+            state = states[index]
+            runs = state >> run_shift & 0x1FF
+            short1, short2, long = runs & 7, runs >> 3 & 7, runs >> 6 & 7
+            kept = state >> kept_shift & 7
+            group = state >> _GROUP_OFFSET & 0xFF
+            grouped, largest = group & 31, group >> 5
+            rest = state & ~changed
+            if position == _ACE_HIGH:  # the kept aces end the suit's sequences, one each
+                if short1 == 0 and short2 <= kept <= short2 + long:
+                    candidates[produced, 0] = rest | kept << kept_shift | group << _GROUP_OFFSET
+                    candidates[produced, 1], candidates[produced, 2] = index, 0
+                    produced += 1
+                continue
+            count = counts[card]
+            key = _split_key(position, short1, short2, long, count)
+            if split_sizes[key] < 0:
+                _fill_splits(split_sizes, split_rows, key, position, short1, short2, long, count)
+            for s in range(split_sizes[key]):
+                new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
+                new_long, to_groups = np.int64(split_rows[key, s, 2]), np.int64(split_rows[key, s, 3])
+                new_kept = np.int64(split_rows[key, s, 4]) if position == 0 else kept
+                new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
+                if suit == NUM_SUITS - 1:
+                    if new_grouped and max(new_largest, (new_grouped + 3) // 4) > new_grouped // 3:
+                        continue
+                    new_grouped = new_largest = 0
+                candidates[produced, 0] = (rest | (new1 | new2 << 3 | new_long << 6) << run_shift
+                                           | new_kept << kept_shift | (new_grouped | new_largest << 5) << _GROUP_OFFSET)
+                candidates[produced, 1], candidates[produced, 2] = index, to_groups
+                produced += 1
+        if produced == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        table_size = 1
+        while table_size < 2 * produced:
+            table_size *= 2
+        if table_size > slots.shape[0]:
+            slots = np.empty(table_size, dtype=np.int64)
+        if last + produced > states.shape[0]:
+            grown = max(last + produced, 2 * states.shape[0])
+            bigger = np.empty((3, grown), dtype=np.int64)
+            bigger[0, :last], bigger[1, :last], bigger[2, :last] = states[:last], parents[:last], to_groups_of[:last]
+            states, parents, to_groups_of = bigger[0].copy(), bigger[1].copy(), bigger[2].copy()
+        slots[:table_size] = -1
+        size = last
+        for k in range(produced):
+            value = candidates[k, 0]
+            slot = _hash(value) & (table_size - 1)
+            while slots[slot] != -1 and states[slots[slot]] != value:
+                slot = (slot + 1) & (table_size - 1)
+            if slots[slot] == -1:  # first reached: keep this parent
+                slots[slot] = size
+                states[size], parents[size], to_groups_of[size] = value, candidates[k, 1], candidates[k, 2]
+                size += 1
+        layer_starts[step + 2] = size
+    path_states = np.empty(_NUM_STEPS, dtype=np.int64)
+    path_groups = np.empty(_NUM_STEPS, dtype=np.int64)
+    index = layer_starts[_NUM_STEPS]
+    for step in range(_NUM_STEPS - 1, -1, -1):
+        path_states[step], path_groups[step] = states[index], to_groups_of[index]
+        index = parents[index]
+    return path_states, path_groups
+
+
 def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
     """Empty split tables: per key the number of rows (-1: not computed yet) and the rows
     (int8, 3.9 MB)."""
@@ -633,3 +722,11 @@ def is_legal_compiled(counts: tuple[int, ...]) -> bool:
     table = np.zeros((4, NUM_CARDS), dtype=np.int64)
     table[0] = counts
     return bool(_tables.solve(table, 0, 0, False, limit, False)[0])
+
+
+def arrangement_path(counts: tuple[int, ...]) -> list[tuple[int, int]] | None:
+    """``table_solver._arrangement_path`` compiled (the counts already checked against any
+    copy limit): the state after each step and the cards that step put into groups."""
+    copy_limit(max(counts), None)
+    states, to_groups = _arrangement_path(np.array(counts, dtype=np.int64), *_SPLIT_MEMO)
+    return list(zip(states.tolist(), to_groups.tolist())) if len(states) else None

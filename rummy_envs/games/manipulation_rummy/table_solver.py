@@ -54,7 +54,8 @@ from operator import gt
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import MOVES, NOTHING, CommitOptions, CommitProblem, after
-from rummy_envs.games.manipulation_rummy.solver_compiled import commit_options_compiled, is_legal_compiled, problem_counts
+from rummy_envs.games.manipulation_rummy.solver_compiled import (arrangement_path, commit_options_compiled, is_legal_compiled,
+                                                                 problem_counts)
 from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
 from rummy_envs.games.manipulation_rummy.solver_steps import (
     _FIELDS,
@@ -80,16 +81,25 @@ def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[
     one (A-K, not A-3 and 4-K).
     """
     checked = _checked_counts(counts, max_copies)
-    if checked is None or not is_legal_compiled(checked):
-        return None
+    path = None if checked is None else arrangement_path(checked)
+    return None if path is None else _build_melds(path)
+
+
+def _arrangement_path(counts: tuple[int, ...]) -> list[tuple[int, int]] | None:
+    """The solution path ``arrange`` reads its melds from (what ``solver_compiled``
+    computes fast): the programme breadth first, each state reached first from the first
+    state that reaches it, back from the first state after the last step; the state after
+    each step and the cards that step put into groups, or None when the table is illegal."""
     parents: list[dict[int, tuple[int, int]]] = []
     states: dict[int, None] = {INITIAL: None}
     for step in range(NUM_STEPS):
-        count = checked[_identity(step)[2]]
+        count = counts[_identity(step)[2]]
         layer: dict[int, tuple[int, int]] = {}
         for state in states:
             for nxt, to_groups in _advance(state, step, count):
                 layer.setdefault(nxt, (state, to_groups))
+        if not layer:
+            return None
         parents.append(layer)
         states = dict.fromkeys(layer)
     path: list[tuple[int, int]] = []
@@ -99,7 +109,7 @@ def arrange(counts: Sequence[int], max_copies: int | None = None) -> list[tuple[
         path.append((state, to_groups))
         state = previous
     path.reverse()
-    return _build_melds(path)
+    return path
 
 
 def _build_melds(path: list[tuple[int, int]]) -> list[tuple[int, ...]]:
