@@ -1,7 +1,8 @@
-"""The table solver's programme compiled with numba: the same answers as
-``solver_layers._Commit`` (``commit_options``, ``is_legal``), 4-10x faster on the
-positions of play (``table_solver`` has the map; tests/test_manipulation_rummy_table_solver.py
-holds both to the same answers and to the integer-program oracle).
+"""The table solver's programme compiled with numba: the answers of the pure solver
+(``solver_layers``: ``commit_options``, ``is_legal``, and ``arrange``'s path), 4-10x faster
+on the positions of play (``table_solver`` has the map; tests/test_manipulation_rummy_table_solver.py
+holds both to the same answers and to the integer-program oracle). ``compiled_steps``
+holds one identity step; this module the passes, the work arrays and the entry points.
 
 ``solve`` walks the 56 identity steps forward, keeping every reachable state of a layer
 once (an open-addressing hash table merges equal states) and every edge between layers,
@@ -13,14 +14,14 @@ pure solver's, restated over arrays; only the wildcard shortfall of the open seq
 recomputed from the state instead of stored in it.
 
 The hot loops call no function that takes an array (numba counts references to an array
-passed to a call, with atomic operations that cost more than the work); helpers take
-scalars, and the rare work (a split table filled, a filter built) sits behind a test.
+passed to a call, or held in a variable reassigned in a loop, with atomic operations that
+cost more than the work); helpers take scalars, the rare work (a split table filled, a
+filter built) sits behind a test, and ``solve`` neither makes nor returns arrays.
 
-numba compiles ``solve`` on the first call in a process (seconds) and caches the machine
-code beside this file (``cache=True``), so later processes load it in a fraction of a
-second. The work arrays stay allocated between calls (``_Workspace``), up to a bound.
+numba compiles the functions on their first call in a process (seconds) and caches the
+machine code beside this file (``cache=True``), so later processes load it in a fraction
+of a second. The work arrays stay allocated between calls (``_Workspace``), up to a bound.
 """
-
 from __future__ import annotations
 
 from functools import lru_cache
@@ -30,196 +31,48 @@ from numba import njit
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import NOTHING, CommitOptions, CommitProblem
+from rummy_envs.games.manipulation_rummy.compiled_steps import (
+    MOST_COPIES,
+    _ACE_HIGH,
+    _AS_IS_BIT,
+    _BALANCE_OFFSET,
+    _BALANCE_ZERO,
+    _FREED,
+    _GROUP_OFFSET,
+    _KEPT_OFFSET,
+    _MOST_SPLITS,
+    _NUM_STEPS,
+    _PLACED,
+    _PLACED_AND_FREED,
+    _PLACED_BIT,
+    _SPARE_LEFT,
+    _SPLIT_MEMO,
+    _WILDCARD,
+    _WORD_BITS,
+    _WORD_MASK,
+    _build_filter,
+    _choices,
+    _fill_splits,
+    _hash,
+    _shifted_word,
+    _shortfall,
+    _split_key,
+)
 
-MOST_COPIES = 7
-"""Largest count of one identity the packed state holds (3 bits); problems that could put
-more on the table go to the pure-Python solver."""
-
-_KEPT_OFFSET = 36
-_GROUP_OFFSET = 48
-_BALANCE_OFFSET = 56
-_BALANCE_ZERO = 32
-_PLACED_BIT = np.int64(1) << np.int64(62)
-_AS_IS_BIT = np.int64(1) << np.int64(36)
-"""Set while every step so far put exactly the table's cards of its identity down (no
-card placed, no joker freed or declared): a final state with it says the table as it is
-now is legal (COMMIT's third condition), with no second solve."""
-_PLACED, _WILDCARD, _FREED, _PLACED_AND_FREED, _SPARE_LEFT = 1, 2, 4, 8, 16
-_ACE_HIGH = NUM_RANKS
-_NUM_STEPS = (NUM_RANKS + 1) * NUM_SUITS
-_WORD_BITS = 32
-"""Kept-ace vectors per word of a set: 32 of an int64's bits, so that shifts never reach
-its sign bit."""
-_WORD_MASK = (1 << _WORD_BITS) - 1
-
-
-@njit(cache=True, inline="always")
-def _shortfall(done, short1, short2, supply_next, supply_after):  # pragma: no cover - compiled
-    """Wildcards one suit's open sequences need at least once its position ``done`` is
-    decided: the cards they need at the next two positions beyond the supply there."""
-    if done >= _ACE_HIGH - 1:
-        return 0
-    need = max(0, short1 + short2 - supply_next)
-    if done + 2 < _ACE_HIGH:
-        need += max(0, short1 - supply_after)
-    return need
-
-
-@njit(cache=True, inline="always")
-def _hash(value):  # pragma: no cover - compiled
-    """A well-mixed hash of a packed state (for the open-addressing table of a layer)."""
-    value = (value ^ (value >> 29)) * np.int64(-4658895280553007687)
-    return value ^ (value >> 32)
-
-
-@njit(cache=True, inline="always")
-def _shifted_word(high, low, part):  # pragma: no cover - compiled
-    """One word of a set moved up by ``part`` bits (< 32): ``high`` is the word that
-    lands there, ``low`` the one below it, whose top bits carry in."""
-    value = (high << part) & _WORD_MASK
-    if part:
-        value |= low >> (_WORD_BITS - part)
-    return value
-
-
-@njit(cache=True)
-def _splits(position, short1, short2, long, count, out, dominated):  # pragma: no cover - compiled
-    """Every way to use ``count`` cards at ``position`` with these open sequences, not
-    dominated by another with the same cards to groups and aces kept: rows of (started,
-    length-2 runs, long runs, cards to groups, aces kept) written to ``out``; their number."""
-    found = 0
-    top_kept = count if position == 0 else 0
-    for kept in range(top_kept + 1):
-        usable = count - kept
-        if usable < short1 + short2:
-            continue
-        for extended in range(min(long, usable - short1 - short2) + 1):
-            rest = usable - short1 - short2 - extended
-            top_started = rest if position < _ACE_HIGH - 1 else 0
-            for started in range(top_started + 1):
-                out[found, 0] = started
-                out[found, 1] = short1
-                out[found, 2] = short2 + extended
-                out[found, 3] = rest - started
-                out[found, 4] = kept
-                found += 1
-    for i in range(found):
-        dominated[i] = False
-        b1, b2, b3 = out[i, 0], out[i, 1], out[i, 2]
-        for j in range(found):
-            if j == i or out[j, 3] != out[i, 3] or out[j, 4] != out[i, 4]:
-                continue
-            a1, a2, a3 = out[j, 0], out[j, 1], out[j, 2]
-            if a1 <= b1 and a2 <= b1 - a1 + b2 and a3 >= b1 + b2 + b3 - a1 - a2:
-                dominated[i] = True
-                break
-    kept_rows = 0
-    for i in range(found):
-        if not dominated[i]:
-            out[kept_rows] = out[i]
-            kept_rows += 1
-    return kept_rows
-
-
-_SPLIT_KEYS = 3 * 8 * 8 * 8 * (MOST_COPIES + 1)
 _DONE, _NEED_ROOM = 0, 1
 _FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
 """Places among the work arrays (``_Workspace``) of those that grow; the four edge arrays
 (7 to 10) grow together."""
 _CHUNK = 64
-"""States per chunk of a layer's forward step (between which the edge arrays may grow)."""
-_MOST_SPLITS = 64
-"""Rows of one split table: at most 36 (``count`` <= 7 cards share out as kept aces or
-extended runs, and started runs)."""
-
-
-@njit(cache=True, inline="always")
-def _split_key(position, short1, short2, long, count):  # pragma: no cover - compiled
-    """The memo key of ``_splits``: a position's splits depend only on whether it is the
-    ace-low position, the king, or one between."""
-    kind = 0 if position == 0 else (2 if position == _ACE_HIGH - 1 else 1)
-    return (((kind * 8 + short1) * 8 + short2) * 8 + long) * (MOST_COPIES + 1) + count
-
-
-@njit(cache=True)
-def _fill_splits(sizes, rows, key, position, short1, short2, long, count):  # pragma: no cover - compiled
-    """Compute one split table into the memo (once per key and process)."""
-    scratch = np.empty((512, 5), dtype=np.int64)
-    dominated = np.empty(512, dtype=np.bool_)
-    found = _splits(position, short1, short2, long, count, scratch, dominated)
-    for i in range(found):
-        for k in range(5):
-            rows[key, i, k] = scratch[i, k]
-    sizes[key] = found
-
-
-@njit(cache=True)
-def _build_filter(filters, code, base, words):  # pragma: no cover - compiled
-    """The kept-ace vectors a king step's filter code keeps (its suit's count within
-    [low, high]), built into ``filters[code]`` on first use (kept while the base is the same)."""
-    suit, low, high = code >> 7, code >> 4 & 7, code & 15
-    for w in range(words):
-        filters[code, w] = 0
-    for vector in range(base ** NUM_SUITS):
-        digit = vector // base ** suit % base
-        if low <= digit <= high:
-            filters[code, vector // _WORD_BITS] |= 1 << (vector % _WORD_BITS)
-    filters[code, words] = 1
-
-
-@njit(cache=True)
-def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma: no cover - compiled
-    """(cards of the identity on the final table, balance change, hand natural placed,
-    record bits) for every choice at one identity, duplicates merged; their number."""
-    found = 0
-    for placed in range(in_hand + 1):
-        for freed in range(min(jokers, spare + placed) + 1):
-            for declared in range(wildcards + 1):
-                count = on_table - freed + placed + declared
-                if count > limit:
-                    break
-                record = 0
-                if placed:
-                    record |= _PLACED
-                if declared:
-                    record |= _WILDCARD
-                if freed:
-                    record |= _FREED
-                if placed and freed:
-                    record |= _PLACED_AND_FREED
-                if freed < spare + placed:
-                    record |= _SPARE_LEFT
-                puts = 1 if placed else 0
-                delta = declared - freed
-                merged = False
-                for k in range(found):
-                    if out[k, 0] == count and out[k, 1] == delta and out[k, 2] == puts:
-                        out[k, 3] |= record
-                        merged = True
-                        break
-                if not merged:
-                    out[found, 0] = count
-                    out[found, 1] = delta
-                    out[found, 2] = puts
-                    out[found, 3] = record
-                    found += 1
-    # cheapest first (insertion sort by balance change), so a state stops at the first
-    # choice its wildcards cannot pay for
-    for i in range(1, found):
-        j = i
-        while j > 0 and out[j - 1, 1] > out[j, 1]:
-            for k in range(4):
-                out[j - 1, k], out[j, k] = out[j, k], out[j - 1, k]
-            j -= 1
-    return found
+"""States per chunk of a layer's forward step (between which the room for edges is checked)."""
 
 
 @njit(cache=True)
 def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, last_inputs):  # pragma: no cover
     """The step the forward pass may start at, given the last solve's counts and inputs
     (``last_inputs``: held, hand jokers, free jokers, hand-card flag, limit, the steps whose
-    layers it left, and the base the king's filters were built for): a commit's next placement changes one identity and not its
-    supply, so the steps before that identity's read the same data and keep their layers;
+    layers it left, and the base the king's filters were built for): a commit's next
+    placement changes one identity and not its supply, so the steps before that identity's read the same data and keep their layers;
     when the supply changed too, two rank positions earlier (a step reads the supply of
     the next two positions for its wildcard bound). 0 when anything all steps read differs
     (the jokers, the freeable jokers, the copy limit, the hand-card flag)."""
@@ -592,19 +445,12 @@ def _arrangement_path(counts, split_sizes, split_rows):  # pragma: no cover - co
     return path_states, path_groups
 
 
-def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
-    """Empty split tables: per key the number of rows (-1: not computed yet) and the rows
-    (int8, 3.9 MB)."""
-    return np.full(_SPLIT_KEYS, -1, dtype=np.int64), np.zeros((_SPLIT_KEYS, _MOST_SPLITS, 5), dtype=np.int8)
-
-
-_SPLIT_MEMO = new_split_memo()
 WORKSPACE_BYTES = 64 << 20
-FIRST_ROWS = 1 << 12
-"""Rows of the growing work arrays to begin with (most positions of play fit)."""
 """The work arrays kept between solves (layers of states with their kept-ace sets, edges,
 the hash table) are dropped after a solve that grew them past this; the densest positions
 of random play need about 60 MB."""
+FIRST_ROWS = 1 << 12
+"""Rows of the growing work arrays to begin with (most positions of play fit)."""
 
 
 class _Workspace:

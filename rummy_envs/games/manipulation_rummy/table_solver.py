@@ -41,7 +41,8 @@ Where the parts are:
 - ``solver_moves``: a commit step's choices and moves, scored and memoised;
 - ``solver_layers``: the pure forward and backward passes over layers (``_Commit``), the
   kept-ace sets, and the pure ``is_legal``;
-- ``solver_compiled``: the same programme compiled;
+- ``solver_compiled``: the same programme compiled (``compiled_steps``: its identity
+  step), and the path ``arrange`` reads its melds from;
 - this module: the public entry points and ``arrange``, which walks a legal table's
   programme back to concrete melds.
 """

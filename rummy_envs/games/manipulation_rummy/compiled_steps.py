@@ -1,0 +1,203 @@
+"""One identity step of the table solver's compiled programme (``solver_compiled`` runs
+the passes; ``table_solver`` has the map): the packed state's fields, the ways an
+identity's cards split between sequences and groups (memoised in ``_SPLIT_MEMO``), the
+choices at an identity, the wildcard shortfall of open sequences, the king's kept-ace
+filters and the hash of a state. The pure solver's ``solver_steps`` and ``solver_moves``,
+restated for numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummy_envs.cards import NUM_RANKS, NUM_SUITS
+
+MOST_COPIES = 7
+"""Largest count of one identity the packed state holds (3 bits); ``copy_limit`` refuses
+problems that could put more on the table."""
+
+# The packed state, as in ``solver_steps``: per suit 9 bits of open sequences (by length
+# 1, 2, 3+) from bit 9 * suit; from bit 36 the kept aces (3 bits a suit: ``arrange``'s
+# path; a commit keeps them in sets beside the state and uses bit 36 for ``_AS_IS_BIT``);
+# 8 bits of the rank's group cards; a commit's wildcard balance (plus 32) and hand-card bit.
+_KEPT_OFFSET = 36
+_GROUP_OFFSET = 48
+_BALANCE_OFFSET = 56
+_BALANCE_ZERO = 32
+_PLACED_BIT = np.int64(1) << np.int64(62)
+_AS_IS_BIT = np.int64(1) << np.int64(36)
+"""Set while every step so far put exactly the table's cards of its identity down (no
+card placed, no joker freed or declared): a final state with it says the table as it is
+now is legal (COMMIT's third condition), with no second solve."""
+_PLACED, _WILDCARD, _FREED, _PLACED_AND_FREED, _SPARE_LEFT = 1, 2, 4, 8, 16
+_ACE_HIGH = NUM_RANKS
+_NUM_STEPS = (NUM_RANKS + 1) * NUM_SUITS
+_WORD_BITS = 32
+"""Kept-ace vectors per word of a set: 32 of an int64's bits, so that shifts never reach
+its sign bit."""
+_WORD_MASK = (1 << _WORD_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def _shortfall(done, short1, short2, supply_next, supply_after):  # pragma: no cover - compiled
+    """Wildcards one suit's open sequences need at least once its position ``done`` is
+    decided: the cards they need at the next two positions beyond the supply there."""
+    if done >= _ACE_HIGH - 1:
+        return 0
+    need = max(0, short1 + short2 - supply_next)
+    if done + 2 < _ACE_HIGH:
+        need += max(0, short1 - supply_after)
+    return need
+
+
+@njit(cache=True, inline="always")
+def _hash(value):  # pragma: no cover - compiled
+    """A well-mixed hash of a packed state (for the open-addressing table of a layer)."""
+    value = (value ^ (value >> 29)) * np.int64(-4658895280553007687)
+    return value ^ (value >> 32)
+
+
+@njit(cache=True, inline="always")
+def _shifted_word(high, low, part):  # pragma: no cover - compiled
+    """One word of a set moved up by ``part`` bits (< 32): ``high`` is the word that
+    lands there, ``low`` the one below it, whose top bits carry in."""
+    value = (high << part) & _WORD_MASK
+    if part:
+        value |= low >> (_WORD_BITS - part)
+    return value
+
+
+@njit(cache=True)
+def _splits(position, short1, short2, long, count, out, dominated):  # pragma: no cover - compiled
+    """Every way to use ``count`` cards at ``position`` with these open sequences, not
+    dominated by another with the same cards to groups and aces kept: rows of (started,
+    length-2 runs, long runs, cards to groups, aces kept) written to ``out``; their number."""
+    found = 0
+    top_kept = count if position == 0 else 0
+    for kept in range(top_kept + 1):
+        usable = count - kept
+        if usable < short1 + short2:
+            continue
+        for extended in range(min(long, usable - short1 - short2) + 1):
+            rest = usable - short1 - short2 - extended
+            top_started = rest if position < _ACE_HIGH - 1 else 0
+            for started in range(top_started + 1):
+                out[found, 0] = started
+                out[found, 1] = short1
+                out[found, 2] = short2 + extended
+                out[found, 3] = rest - started
+                out[found, 4] = kept
+                found += 1
+    for i in range(found):
+        dominated[i] = False
+        b1, b2, b3 = out[i, 0], out[i, 1], out[i, 2]
+        for j in range(found):
+            if j == i or out[j, 3] != out[i, 3] or out[j, 4] != out[i, 4]:
+                continue
+            a1, a2, a3 = out[j, 0], out[j, 1], out[j, 2]
+            if a1 <= b1 and a2 <= b1 - a1 + b2 and a3 >= b1 + b2 + b3 - a1 - a2:
+                dominated[i] = True
+                break
+    kept_rows = 0
+    for i in range(found):
+        if not dominated[i]:
+            out[kept_rows] = out[i]
+            kept_rows += 1
+    return kept_rows
+
+
+_SPLIT_KEYS = 3 * 8 * 8 * 8 * (MOST_COPIES + 1)
+_MOST_SPLITS = 64
+"""Rows of one split table: at most 36 (``count`` <= 7 cards share out as kept aces or
+extended runs, and started runs)."""
+
+
+@njit(cache=True, inline="always")
+def _split_key(position, short1, short2, long, count):  # pragma: no cover - compiled
+    """The memo key of ``_splits``: a position's splits depend only on whether it is the
+    ace-low position, the king, or one between."""
+    kind = 0 if position == 0 else (2 if position == _ACE_HIGH - 1 else 1)
+    return (((kind * 8 + short1) * 8 + short2) * 8 + long) * (MOST_COPIES + 1) + count
+
+
+@njit(cache=True)
+def _fill_splits(sizes, rows, key, position, short1, short2, long, count):  # pragma: no cover - compiled
+    """Compute one split table into the memo (once per key and process)."""
+    scratch = np.empty((512, 5), dtype=np.int64)
+    dominated = np.empty(512, dtype=np.bool_)
+    found = _splits(position, short1, short2, long, count, scratch, dominated)
+    for i in range(found):
+        for k in range(5):
+            rows[key, i, k] = scratch[i, k]
+    sizes[key] = found
+
+
+@njit(cache=True)
+def _build_filter(filters, code, base, words):  # pragma: no cover - compiled
+    """The kept-ace vectors a king step's filter code keeps (its suit's count within
+    [low, high]), built into ``filters[code]`` on first use (kept while the base is the same)."""
+    suit, low, high = code >> 7, code >> 4 & 7, code & 15
+    for w in range(words):
+        filters[code, w] = 0
+    for vector in range(base ** NUM_SUITS):
+        digit = vector // base ** suit % base
+        if low <= digit <= high:
+            filters[code, vector // _WORD_BITS] |= 1 << (vector % _WORD_BITS)
+    filters[code, words] = 1
+
+
+@njit(cache=True)
+def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma: no cover - compiled
+    """(cards of the identity on the final table, balance change, hand natural placed,
+    record bits) for every choice at one identity, duplicates merged; their number."""
+    found = 0
+    for placed in range(in_hand + 1):
+        for freed in range(min(jokers, spare + placed) + 1):
+            for declared in range(wildcards + 1):
+                count = on_table - freed + placed + declared
+                if count > limit:
+                    break
+                record = 0
+                if placed:
+                    record |= _PLACED
+                if declared:
+                    record |= _WILDCARD
+                if freed:
+                    record |= _FREED
+                if placed and freed:
+                    record |= _PLACED_AND_FREED
+                if freed < spare + placed:
+                    record |= _SPARE_LEFT
+                puts = 1 if placed else 0
+                delta = declared - freed
+                merged = False
+                for k in range(found):
+                    if out[k, 0] == count and out[k, 1] == delta and out[k, 2] == puts:
+                        out[k, 3] |= record
+                        merged = True
+                        break
+                if not merged:
+                    out[found, 0] = count
+                    out[found, 1] = delta
+                    out[found, 2] = puts
+                    out[found, 3] = record
+                    found += 1
+    # cheapest first (insertion sort by balance change), so a state stops at the first
+    # choice its wildcards cannot pay for
+    for i in range(1, found):
+        j = i
+        while j > 0 and out[j - 1, 1] > out[j, 1]:
+            for k in range(4):
+                out[j - 1, k], out[j, k] = out[j, k], out[j - 1, k]
+            j -= 1
+    return found
+
+
+def new_split_memo() -> tuple[np.ndarray, np.ndarray]:
+    """Empty split tables: per key the number of rows (-1: not computed yet) and the rows
+    (int8, 3.9 MB)."""
+    return np.full(_SPLIT_KEYS, -1, dtype=np.int64), np.zeros((_SPLIT_KEYS, _MOST_SPLITS, 5), dtype=np.int8)
+
+
+_SPLIT_MEMO = new_split_memo()
