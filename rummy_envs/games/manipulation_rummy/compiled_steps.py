@@ -52,6 +52,18 @@ def _shortfall(done, short1, short2, supply_next, supply_after):  # pragma: no c
 
 
 @njit(cache=True, inline="always")
+def _grouped(grouped, largest, to_groups, suit):  # pragma: no cover - compiled
+    """(whether they fit, group cards, largest suit share) of the rank's groups once
+    ``to_groups`` more cards of ``suit`` join them: after the last suit the rank's cards
+    must form groups of 3-4 of distinct suits, and the count starts again."""
+    new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
+    if suit < NUM_SUITS - 1:
+        return True, new_grouped, new_largest
+    fits = not new_grouped or max(new_largest, (new_grouped + 3) // 4) <= new_grouped // 3
+    return fits, 0, 0
+
+
+@njit(cache=True, inline="always")
 def _hash(value):  # pragma: no cover - compiled
     """A well-mixed hash of a packed state (for the open-addressing table of a layer)."""
     value = (value ^ (value >> 29)) * np.int64(-4658895280553007687)

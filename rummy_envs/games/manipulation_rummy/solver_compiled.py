@@ -53,6 +53,7 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _build_filter,
     _choices,
     _fill_splits,
+    _grouped,
     _hash,
     _shifted_word,
     _shortfall,
@@ -205,11 +206,9 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                     for s in range(split_sizes[key]):
                         new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
                         new_long, to_groups = np.int64(split_rows[key, s, 2]), np.int64(split_rows[key, s, 3])
-                        new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
-                        if suit == NUM_SUITS - 1:
-                            if new_grouped and max(new_largest, (new_grouped + 3) // 4) > new_grouped // 3:
-                                continue
-                            new_grouped = new_largest = 0
+                        fits, new_grouped, new_largest = _grouped(grouped, largest, to_groups, suit)
+                        if not fits:
+                            continue
                         if position < _ACE_HIGH - 1:
                             room = most[card + 1] - new1 - new2
                         else:  # at the king: the most aces a suit can keep for the high end
@@ -403,11 +402,9 @@ def _arrangement_path(counts, split_sizes, split_rows):  # pragma: no cover - co
                 new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
                 new_long, to_groups = np.int64(split_rows[key, s, 2]), np.int64(split_rows[key, s, 3])
                 new_kept = np.int64(split_rows[key, s, 4]) if position == 0 else kept
-                new_grouped, new_largest = grouped + to_groups, max(largest, to_groups)
-                if suit == NUM_SUITS - 1:
-                    if new_grouped and max(new_largest, (new_grouped + 3) // 4) > new_grouped // 3:
-                        continue
-                    new_grouped = new_largest = 0
+                fits, new_grouped, new_largest = _grouped(grouped, largest, to_groups, suit)
+                if not fits:
+                    continue
                 candidates[produced, 0] = (rest | (new1 | new2 << 3 | new_long << 6) << run_shift
                                            | new_kept << kept_shift | (new_grouped | new_largest << 5) << _GROUP_OFFSET)
                 candidates[produced, 1], candidates[produced, 2] = index, to_groups
