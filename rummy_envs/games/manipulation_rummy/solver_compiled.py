@@ -1,5 +1,5 @@
 """The table solver's programme compiled with numba: the answers of the pure solver
-(``solver_layers``: ``commit_options``, ``is_legal``, and ``arrange``'s path), 4-10x faster
+(``solver_layers``: ``commit_options``, ``is_legal``, and ``arrange``'s path), 5-15x faster
 on the positions of play (``table_solver`` has the map; tests/test_manipulation_rummy_table_solver.py
 holds both to the same answers and to the integer-program oracle). ``compiled_steps``
 holds one identity step; this module the passes, the work arrays and the entry points.

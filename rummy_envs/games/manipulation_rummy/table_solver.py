@@ -29,7 +29,7 @@ replacement keeps a legal COMMIT reachable) comes from one pass instead of one s
 action. ``is_legal`` is the same programme's forward pass with nothing to place.
 
 The programme exists twice. ``solver_compiled`` runs it as one numba function over arrays
-(what the engine calls: 4-10x faster on the positions of play); the pure-Python solver
+(what the engine calls: 5-15x faster on the positions of play); the pure-Python solver
 (``solver_layers`` with ``solver_steps`` and ``solver_moves``: dicts while the layers are
 small, numpy arrays for large ones) is the readable reference, and the tests hold the two
 to the same answers and both to the integer-program oracle.
