@@ -263,34 +263,6 @@ def test_king_filters_are_read_from_the_state_entered(vector_from, monkeypatch):
     assert len(codes) >= 8 and sum(codes.values()) > 500
 
 
-@pytest.mark.parametrize("vector_from", [solver_layers._VECTOR_FROM, 0])
-def test_a_solve_starting_from_the_last_forward_pass_answers_as_a_fresh_one(vector_from, monkeypatch):
-    """A solve reuses the last solve's step data where the counts are the same, and its
-    forward pass up to the first step whose data differ:
-    along random commits (each move after a solve of the problem before it) the answers
-    equal a fresh solve's, and the reuse happens (over most of the steps at times)."""
-    monkeypatch.setattr(solver_layers, "_VECTOR_FROM", vector_from)
-    shared = []
-    for seed in range(30):
-        rng = random.Random(seed)
-        problem = random_case(rng)
-        for _ in range(5):
-            options = [nxt for kind in moves(problem).values() for nxt in kind.values()]
-            if not options:
-                break
-            following = rng.choice(options)
-            fresh = solver_layers._Commit(following).solve()  # reads and keeps nothing
-            solver_layers._Commit(problem, remember="commit").solve()  # keeps its steps and forward pass
-            last = solver_layers._last_forward.get("commit")
-            solve = solver_layers._Commit(following, remember="commit")
-            assert solve.signature == solver_layers._Commit(following).signature
-            shared.append(0 if last is None or last.start != solve.start else
-                          next((k for k, (a, b) in enumerate(zip(solve.signature, last.signature)) if a != b), 56))
-            assert solve.solve() == fresh, (seed, following)
-            problem = following
-    assert len(shared) > 60 and max(shared) > 40 and sum(k > 8 for k in shared) >= 10
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 3100))
 def test_commit_options_agree_with_oracle_many(seed):

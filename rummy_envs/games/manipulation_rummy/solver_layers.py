@@ -68,7 +68,7 @@ def _legal(counts: tuple[int, ...]) -> bool:
     survives the last step is a legal table."""
     nothing = (0,) * NUM_CARDS
     problem = CommitProblem(counts, nothing, nothing, nothing, 0, 0, False, None)
-    return _Commit(problem, remember="legal").forward() is not None
+    return _Commit(problem).forward() is not None
 
 
 _VECTOR_FROM = 150
@@ -103,41 +103,21 @@ DictEdges = list[tuple[int, int, int, int, int]]
 
 class _Steps(NamedTuple):
     """A commit problem's per-step data: what every identity step may do (its memo of moves)
-    and the wildcard budget left at it, from the problem's counts (``key`` those that all
-    steps read, ``cards`` each identity's own)."""
+    and the wildcard budget left at it, from the problem's counts."""
 
-    key: tuple[Any, ...]
-    cards: tuple[tuple[int, int, int, int], ...]
     base: int
     memos: list[_StepMemo]
     budget: list[int]
-    signature: list[tuple[Any, int]]
 
 
-_STEP_OF_CARD = {card: step for step, (position, _, card) in enumerate(_IDENTITIES) if position < ACE_HIGH}
-"""The step of each identity's choices (the ace-high steps choose nothing)."""
-
-
-def _step_data(problem: CommitProblem, last: _Steps | None) -> _Steps:
-    """The per-step data of ``problem``; from ``last`` (another problem's) when the counts
-    all steps read are the same, redoing only the steps of the identities whose own counts
-    differ (a commit's next move changes one identity)."""
+def _step_data(problem: CommitProblem) -> _Steps:
+    """The per-step data of ``problem``."""
     free, held = problem.free_jokers, problem.hand_jokers
     limit = NO_LIMIT if problem.max_copies is None else problem.max_copies
     table, hand, jokers_at, spare = problem.table, problem.hand, problem.jokers_at, problem.spare_naturals
     freeable = tuple(min(j, n + h) for j, n, h in zip(jokers_at, spare, hand))
     wildcards = free + held + sum(freeable)
     supply = tuple(t + h for t, h in zip(table, hand))
-    key = (free, held, limit, freeable, supply)
-    cards = tuple(zip(table, hand, jokers_at, spare))
-    if last is not None and last.key == key:
-        memos = list(last.memos)
-        for card, (mine, theirs) in enumerate(zip(cards, last.cards)):
-            if mine != theirs:
-                step = _STEP_OF_CARD[card]
-                memos[step] = _step_memo(step, _choices(*mine, limit, wildcards), memos[step].args[2], last.base)
-        return _Steps(key, cards, last.base, memos, last.budget,
-                      [(memo.args, budget) for memo, budget in zip(memos, last.budget)])
     most = [min(limit, n + wildcards) for n in supply]
     base = max(most[suit * NUM_RANKS] for suit in range(NUM_SUITS)) + 1
     capped = [min(limit, n) for n in supply]
@@ -165,31 +145,11 @@ def _step_data(problem: CommitProblem, last: _Steps | None) -> _Steps:
             choices, context = _NO_CHOICE, _NO_CONTEXT
         budgets.append(budget)
         memos.append(_step_memo(step, choices, context, base))
-    return _Steps(key, cards, base, memos, budgets, [(memo.args, budget) for memo, budget in zip(memos, budgets)])
-
-
-_last_steps: dict[str | None, _Steps] = {}
-"""The per-step data of the last solve that remembered, by what it solved (``"commit"``,
-``"legal"``): 56 references to shared memos each."""
+    return _Steps(base, memos, budgets)
 
 
 Pass = tuple[DictLayer | _Layer, DictEdges | _Edges]
 """The layer before one step and the step's edges."""
-
-
-class _Forward(NamedTuple):
-    """A commit solve's forward pass, kept for the next solve (``_Commit.forward``)."""
-
-    start: int
-    signature: list[tuple[Any, int]]
-    passes: list[Pass]
-    final: DictLayer | _Layer
-
-
-_last_forward: dict[str | None, _Forward] = {}
-"""The forward pass of the last solve that remembered, by what it solved (``"commit"``,
-``"legal"``): each one solve's layers and edges (a few MB at most, on the densest tables),
-replaced by the next solve of its kind."""
 
 
 class _Commit:
@@ -201,36 +161,21 @@ class _Commit:
     read them. States that differ only in kept aces merge, and one transition serves all.
     """
 
-    def __init__(self, problem: CommitProblem, remember: str | None = None) -> None:
+    def __init__(self, problem: CommitProblem) -> None:
         self.problem = problem
-        self.remember = remember
-        steps = _step_data(problem, _last_steps.get(remember))
-        if remember:
-            _last_steps[remember] = steps
+        steps = _step_data(problem)
         self.aces = _AceSets(steps.base - 1)
-        self.memos, self.budget, self.signature = steps.memos, steps.budget, steps.signature
+        self.memos, self.budget = steps.memos, steps.budget
         self.start = INITIAL | _BALANCE_ZERO << _BALANCE_OFFSET | (0 if problem.need_hand_card else _PLACED_BIT)
         # mask entries found: place, a wildcard fits, a joker freed, replace from the hand,
         # a hand joker fits
         self.found = [0] * 5
 
     def forward(self) -> tuple[list[Pass], DictLayer | _Layer] | None:
-        """Each step's layer and edges, and the final layer; None when no state survives.
-
-        A solve made to ``remember`` (a name for what it solves) keeps its passes for the
-        next solve under that name, which starts from them as far as its steps are the same:
-        a step's layer and edges depend only on the start state and the earlier steps' data,
-        and a commit's next move changes one identity, so the steps before that identity's
-        are solved once."""
+        """Each step's layer and edges, and the final layer; None when no state survives."""
         layer: DictLayer | _Layer = {self.start: 1}
         passes: list[Pass] = []
-        last = _last_forward.get(self.remember)
-        if last is not None and last.start == self.start:
-            same = next((step for step, (mine, theirs) in enumerate(zip(self.signature, last.signature))
-                         if mine != theirs), NUM_STEPS)
-            passes = last.passes[:same]
-            layer = last.passes[same][0] if same < NUM_STEPS else last.final
-        for step in range(len(passes), NUM_STEPS):
+        for step in range(NUM_STEPS):
             # array layers start after the ace-low steps, so their kept-ace transforms are
             # only filters (at the king), never shifts
             if isinstance(layer, dict) and step >= NUM_SUITS and len(layer) > _VECTOR_FROM:
@@ -241,8 +186,6 @@ class _Commit:
                 return None
             passes.append((layer, edges))
             layer = following
-        if self.remember:
-            _last_forward[self.remember] = _Forward(self.start, self.signature, passes, layer)
         return passes, layer
 
     def solve(self) -> CommitOptions:
