@@ -73,10 +73,11 @@ def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, 
     """The step the forward pass may start at, given the last solve's counts and inputs
     (``last_inputs``: held, hand jokers, free jokers, hand-card flag, limit, the steps whose
     layers it left, and the base the king's filters were built for): a commit's next
-    placement changes one identity and not its supply, so the steps before that identity's read the same data and keep their layers;
-    when the supply changed too, two rank positions earlier (a step reads the supply of
-    the next two positions for its wildcard bound). 0 when anything all steps read differs
-    (the jokers, the freeable jokers, the copy limit, the hand-card flag)."""
+    placement changes one identity and not its supply, so the steps before that identity's
+    read the same data and keep their layers; when the supply changed too, two rank
+    positions earlier (a step reads the supply of the next two positions for its wildcard
+    bound). 0 when anything all steps read differs (the jokers, the freeable jokers, the
+    copy limit, the hand-card flag)."""
     if (last_inputs[0] == 0 or last_inputs[1] != hand_jokers or last_inputs[2] != free_jokers
             or last_inputs[3] != need_hand_card or last_inputs[4] != limit):
         return 0
@@ -570,6 +571,6 @@ def is_legal_compiled(counts: tuple[int, ...]) -> bool:
 def arrangement_path(counts: tuple[int, ...]) -> list[tuple[int, int]] | None:
     """``table_solver._arrangement_path`` compiled (the counts already checked against any
     copy limit): the state after each step and the cards that step put into groups."""
-    copy_limit(max(counts), None)
+    copy_limit(max(counts), None)  # refuses more copies than the packed state counts
     states, to_groups = _arrangement_path(np.array(counts, dtype=np.int64), *_SPLIT_MEMO)
     return list(zip(states.tolist(), to_groups.tolist())) if len(states) else None
