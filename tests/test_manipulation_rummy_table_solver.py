@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rummy_envs import cards as C
 from rummy_envs.games.manipulation_rummy import commit as plain
-from rummy_envs.games.manipulation_rummy import solver_compiled, solver_layers, solver_steps
+from rummy_envs.games.manipulation_rummy import solver_compiled, solver_layers, solver_steps, solver_witness
 from rummy_envs.games.manipulation_rummy import table_solver as TS
 from tests.manipulation_rummy_table_oracle import candidate_melds, moves, oracle_is_legal, oracle_options
 
@@ -514,3 +514,79 @@ def test_a_solve_does_not_resume_across_a_change_of_the_jokers_that_can_be_freed
     assert not compiled_options(without).place & clubs
     assert compiled_options(with_natural).place & clubs == clubs
     assert compiled_options(with_natural) == solver_layers._Commit(with_natural).solve()
+
+
+# -- the witness search ----------------------------------------------------------------------
+DENSE_TABLE = ("AC 3C 4C 5C 5C 6C 6C 7C 8C 9C TC JC QC QC AD 4D 5D 9D 9D JD QD KD AH 4H 5H 7H 8H 9H 9H JH KH "
+               "4S 4S 5S 5S 6S 7S 8S 9S 9S JS QS KS")
+DENSE_HAND = ("2C 4C 7C 8C 9C TC JC KC KC 2D 2D 4D 6D 7D 7D 8D TD QD KD 2H 3H 4H 6H 7H 8H TH TH QH QH KH AS 3S 3S "
+              "6S 7S 8S JS QS")
+"""A position of three-player random play (two decks, two jokers): the full programme
+walks about 350,000 states for its mask."""
+
+
+def witness_answers(monkeypatch) -> list[bool]:
+    """Send every commit mask to the witness search first; the list records, call by call,
+    whether it answered (True) or gave up."""
+    answered: list[bool] = []
+    search = solver_witness._search
+    masks = search.masks
+
+    def spy(*args):
+        answer = masks(*args)
+        answered.append(answer is not None)
+        return answer
+
+    monkeypatch.setattr(solver_compiled, "SEARCH_PAST_STATES", 0)
+    monkeypatch.setattr(search, "masks", spy)
+    return answered
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_the_witness_search_answers_as_the_pure_programme(block, monkeypatch):
+    """On random commits (where many entries are impossible and must be proven so) the
+    witness search's masks are the pure programme's, entry for entry, and it answers on
+    its own nearly always."""
+    answered = witness_answers(monkeypatch)
+    monkeypatch.setattr(solver_witness, "NODE_BUDGET", 200_000)
+    for problem in along_commits(range(250 * block, 250 * (block + 1))):
+        assert compiled_options(problem) == solver_layers._Commit(problem).solve(), problem
+    assert len(answered) > 600 and sum(answered) > 0.95 * len(answered)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", range(4, 24))
+def test_the_witness_search_answers_as_the_pure_programme_many(block, monkeypatch):
+    """The same on 5,000 more random commits (``-m slow``)."""
+    test_the_witness_search_answers_as_the_pure_programme(block, monkeypatch)
+
+
+def test_the_witness_search_answers_dense_tables_alone(monkeypatch):
+    """A hoarded hand beside a dense two-deck table, and the moves of its turn: the search
+    answers each mask within its budget, as the pure programme does, where the full
+    programme walks over 100,000 states."""
+    problem = problem_of(DENSE_TABLE, DENSE_HAND, jokers="KC", hand_jokers=1)
+    assert solver_compiled._Workspace().solve(solver_compiled.problem_counts(problem), 1, 0, True, 2, True,
+                                              100_000) is None
+    answered = witness_answers(monkeypatch)
+    rng = random.Random(5)
+    for _ in range(4):
+        options = compiled_options(problem)
+        assert options == solver_layers._Commit(problem).solve(), problem
+        problem = rng.choice([nxt for kind in moves(problem).values() for nxt in kind.values()])
+    assert answered == [True] * 4
+
+
+def test_a_search_that_gives_up_leaves_the_answer_to_the_full_programme(monkeypatch):
+    """With no budget the search gives up at once, and the full solve it stopped at
+    ``SEARCH_PAST_STATES`` states resumes where it stopped, answering as the pure programme."""
+    monkeypatch.setattr(solver_compiled, "SEARCH_PAST_STATES", 10)
+    monkeypatch.setattr(solver_witness, "NODE_BUDGET", 0)
+    stopped = 0
+    for problem in along_commits(range(40), moves_each=2):
+        fresh = solver_compiled._Workspace()
+        limit = problem.max_copies if problem.max_copies is not None else 7
+        stopped += fresh.solve(solver_compiled.problem_counts(problem), problem.hand_jokers, problem.free_jokers,
+                               problem.need_hand_card, limit, True, 10) is None
+        assert compiled_options(problem) == solver_layers._Commit(problem).solve(), problem
+    assert stopped > 50

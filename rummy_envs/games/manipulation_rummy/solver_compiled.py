@@ -31,6 +31,7 @@ from numba import njit
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import NOTHING, CommitOptions, CommitProblem
+from rummy_envs.games.manipulation_rummy.solver_witness import _search
 from rummy_envs.games.manipulation_rummy.compiled_steps import (
     MOST_COPIES,
     _ACE_HIGH,
@@ -60,7 +61,7 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _split_key,
 )
 
-_DONE, _NEED_ROOM = 0, 1
+_DONE, _NEED_ROOM, _TOO_MANY = 0, 1, 2
 _FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
 """Places among the work arrays (``_Workspace``) of those that grow; the four edge arrays
 (7 to 10) grow together."""
@@ -97,7 +98,7 @@ def _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last, 
 
 
 @njit(cache=True)
-def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, split_sizes, split_rows,
+def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted, most_states, split_sizes, split_rows,
           last_counts, last_inputs, filters, layer_starts, edge_starts, states, sets, edge_src, edge_dst, edge_rec,
           edge_transform, candidates, slots, good, needs):  # pragma: no cover - compiled
     """The commit programme on ``counts`` (rows: table, hand, jokers at, spare naturals):
@@ -288,6 +289,8 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         edge_starts[step + 1] = num_edges
         layer_starts[step + 2] = size
         last_inputs[5] = step + 1
+        if size > most_states:  # the caller tries something else first; a call again resumes here
+            return _TOO_MANY, False, 0, 0, 0, 0, 0, False, resume
 
     if not masks_wanted:
         return _DONE, True, 0, 0, 0, 0, 0, False, resume
@@ -474,14 +477,17 @@ class _Workspace:
                 np.empty((size, 1), dtype=np.int64), np.zeros((_GOOD + 1, 2), dtype=np.int64)]
 
     def solve(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
-              masks_wanted: bool) -> tuple[int, ...]:
-        """``solve`` on the kept arrays, growing them as it asks; they are replaced by small
-        ones once past ``WORKSPACE_BYTES``."""
+              masks_wanted: bool, most_states: int = 1 << 62) -> tuple[int, ...] | None:
+        """``solve`` on the kept arrays, growing them as it asks (they are replaced by small
+        ones once past ``WORKSPACE_BYTES``); None when its layers grew past ``most_states``
+        states, and then a call again resumes where it stopped."""
         while True:
             status, *answer = solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
-                                    *_SPLIT_MEMO, *self.arrays)
+                                    most_states, *_SPLIT_MEMO, *self.arrays)
             if status == _DONE:
                 break
+            if status == _TOO_MANY:
+                return None
             self._grow()
         if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
             self.arrays = self._new_arrays()
@@ -509,6 +515,10 @@ class _Workspace:
 
 
 _commits = _Workspace()
+SEARCH_PAST_STATES = 5000
+"""A commit solve that reaches this many states stops and asks the witness search
+(``solver_witness``) first: on the dense tables of play it answers in a fraction of the
+time, and where it gives up the solve resumes where it stopped."""
 _tables = _Workspace()
 
 
@@ -543,8 +553,15 @@ def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> Commi
     ``problem_counts(problem)``."""
     wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
     limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
-    feasible, place, wildcard, freed, replace_from_hand, joker_as, as_is, _ = _commits.solve(
-        counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit, True)
+    data = counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit
+    answer = _commits.solve(*data, True, SEARCH_PAST_STATES)
+    found = None if answer is not None else _search.masks(*data)
+    if found is not None:
+        feasible, place, wildcard, freed, replace_from_hand, joker_as = found
+        as_is = (not problem.free_jokers and not problem.need_hand_card and int(counts[0].max()) <= limit
+                 and is_legal_compiled(tuple(problem.table)))
+    else:
+        feasible, place, wildcard, freed, replace_from_hand, joker_as, as_is, _ = answer or _commits.solve(*data, True)
     if not feasible:
         return NOTHING
     return CommitOptions(
