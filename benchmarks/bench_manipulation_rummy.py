@@ -15,7 +15,8 @@ work on a shared machine does not inflate them; ratios with ``time.perf_counter`
    at those positions, each solved afresh (the per-problem cache cleared; the small
    transition memo tables stay warm, as they do in play, and so does the forward pass of
    the position before, which the next solve starts from as far as its steps are the same):
-   mean, median, 95th percentile and worst, by table size.
+   mean, median, 95th percentile and worst, by table size; and in an untimed pass, how many
+   masks went to the witness search (``solver_witness``) and how many it answered.
 3. The DP against the integer program of ``tests/manipulation_rummy_table_oracle.py`` (``scipy.optimize.milp``)
    on the same positions: table legality (``is_legal``), and the full mask (one integer
    program per possible move) on a sample; both must agree before anything is timed.
@@ -44,10 +45,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from benchmarks.harness import (GIN_RATIO_METHOD, OURS_ENV_METHOD, against_gin, machine_line, parse, parser, publish,
                                 report, results_table, spread)
 from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import solver_compiled as compiled
+from rummy_envs.games.manipulation_rummy import solver_witness as witness
 from rummy_envs.games.manipulation_rummy import table_solver as TS
 
 MODULE = "bench_manipulation_rummy"
@@ -125,6 +129,26 @@ def time_masks(problems: list[Any]) -> list[float]:
     return out
 
 
+def witness_share(problems: list[Any]) -> tuple[int, int]:
+    """How many of the masks the witness search was asked for (the full programme passed
+    ``SEARCH_PAST_STATES`` states), and how many of those it answered, in an untimed pass."""
+    search = witness._search
+    answers: list[bool] = []
+    masks = search.masks
+
+    def spy(*args: Any) -> Any:
+        answer = masks(*args)
+        answers.append(answer is not None)
+        return answer
+
+    search.masks = spy  # type: ignore[method-assign]
+    try:
+        time_masks(problems)
+    finally:
+        del search.masks
+    return len(answers), sum(answers)
+
+
 def time_legality(problems: list[Any]) -> tuple[float, float]:
     """Mean seconds of ``is_legal`` by the DP (cache cleared) and by the integer program."""
     from tests.manipulation_rummy_table_oracle import oracle_is_legal
@@ -169,6 +193,7 @@ def memo_bytes(problems: list[Any]) -> tuple[int, int, int]:
     memo = sum(stat.size for stat in snapshot.statistics("filename")
                if Path(stat.traceback[0].filename).parent == PACKAGE)
     work = sum(array.nbytes for space in (compiled._commits, compiled._tables) for array in space.arrays)
+    work += sum(array.nbytes for array in vars(witness._search).values() if isinstance(array, np.ndarray))
     return memo, sum(table.nbytes for table in compiled._SPLIT_MEMO), work
 
 
@@ -184,8 +209,8 @@ def band_rows(problems: list[Any], seconds: list[float]) -> list[str]:
 def solver_lines(args: Any) -> list[str]:
     """The solver's part of the report: masks by policy and table size, the DP against the
     integer program, the memo tables."""
-    lines = ["", "| positions | decisions | mean table | mean ms / mask | median | p95 | worst | DP is_legal vs ILP |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["", "| positions | decisions | mean table | mean ms / mask | median | p95 | worst | DP is_legal vs ILP | "
+             "witness search asked / answered |", "|---|---|---|---|---|---|---|---|---|"]
     all_problems = []
     bands = []
     for policy in ("random", "greedy"):
@@ -194,9 +219,10 @@ def solver_lines(args: Any) -> list[str]:
         seconds = time_masks(problems)
         ms = {k: v * 1e3 for k, v in spread(seconds).items()}
         dp, ilp = time_legality(problems[:: max(1, len(problems) // 200)])
+        asked, answered = witness_share(problems)
         lines.append(f"| {policy} play | {len(problems)} | {statistics.fmean(sum(p.table) for p in problems):.1f} cards | "
                      f"{ms['mean']:.2f} | {ms['median']:.2f} | {ms['p95']:.2f} | {ms['worst']:.1f} | "
-                     f"{ilp / dp:.0f}x ({dp * 1e3:.2f} vs {ilp * 1e3:.1f} ms) |")
+                     f"{ilp / dp:.0f}x ({dp * 1e3:.2f} vs {ilp * 1e3:.1f} ms) | {asked} / {answered} |")
         bands.append((policy, band_rows(problems, seconds)))
         print(lines[-1], flush=True)
     lines += ["", "Mask time by table size (cards on the table):", ""]
@@ -210,7 +236,8 @@ def solver_lines(args: Any) -> list[str]:
     entries = ", ".join(f"`{name}` {SOLVER[name].cache_info().currsize}" for name in MEMO_TABLES)
     lines.append(f"Memory the solver holds after the run: memo tables {memo / 2**20:.1f} MiB ({entries} entries), "
                  f"the compiled programme's split tables {splits / 2**20:.1f} MiB, its work arrays "
-                 f"{work / 2**20:.1f} MiB (two sets, each dropped past {compiled.WORKSPACE_BYTES / 2**20:.0f} MiB).")
+                 f"{work / 2**20:.1f} MiB (two sets, each dropped past {compiled.WORKSPACE_BYTES / 2**20:.0f} MiB, "
+                 f"and the witness search's, of a fixed size).")
     return lines
 
 
