@@ -468,6 +468,8 @@ def test_work_arrays_are_kept_within_their_bound(monkeypatch):
     kept = workspace.arrays[5]
     assert compiled_options(problem) == expected and workspace.arrays[5] is kept
     monkeypatch.setattr(solver_compiled, "WORKSPACE_BYTES", 1 << 10)
+    monkeypatch.setattr(solver_compiled, "FIRST_ROWS", 4)
+    monkeypatch.setattr(solver_compiled, "_commits", workspace := solver_compiled._Workspace())
     assert compiled_options(problem) == expected
     assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and not workspace.arrays[1].any()
 

@@ -461,6 +461,7 @@ class _Workspace:
 
     def __init__(self) -> None:
         self.arrays = self._new_arrays()
+        self.dropped = False  # grown past WORKSPACE_BYTES: replaced once the solve is done
 
     @staticmethod
     def _new_arrays() -> list[np.ndarray]:
@@ -489,8 +490,10 @@ class _Workspace:
             if status == _TOO_MANY:
                 return None
             self._grow()
-        if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
-            self.arrays = self._new_arrays()
+            if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
+                self.dropped = True
+        if self.dropped:
+            self.arrays, self.dropped = self._new_arrays(), False
         return tuple(answer)
 
     def _grow(self) -> None:
@@ -551,8 +554,10 @@ def problem_counts(problem: CommitProblem) -> np.ndarray | None:
 def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> CommitOptions:
     """What ``solver_layers._Commit(problem).solve()`` answers, compiled; ``counts`` is
     ``problem_counts(problem)``."""
-    wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
-    limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
+    limit = problem.max_copies
+    if limit is None or limit > MOST_COPIES:  # (a limit no identity can reach answers as that reach)
+        wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
+        limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
     data = counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit
     answer = _commits.solve(*data, True, SEARCH_PAST_STATES)
     found = None if answer is not None else _search.masks(*data)
