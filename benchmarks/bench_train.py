@@ -20,7 +20,8 @@ benchmark). The pipelines:
   ``DummyVecEnv`` of the same number of envs, against random opponents, no features.
 The time is split by timers around the calls themselves (no profiler), counting nested
 timed calls once: *env* is the time the learner waits on the envs (stepping, resets, masks; with rollouts
-played by env workers, the wait for the rollout less the learner's forward passes in it);
+played by env workers, the wait for the rollout less the learner's forward passes and action
+draws in it);
 *opponents* the opponents' moves (their ``act``, or the batched forward passes and their
 inputs); *features + shaping* the learner's feature vector and shaping potential; *engine +
 wrapper* the rest of *env*; *policy* the rest of rollout collection (the learner's forward
@@ -55,6 +56,7 @@ import rummy_envs.wrappers  # registers rummy_envs/<game>-v0 with Gymnasium
 from agents.ppo import NumpyPolicy
 from benchmarks.harness import write_section
 from rummy_envs.wrappers import SingleAgentEnv
+from training import rollouts
 from training.export import TORCH_ACTIVATIONS
 from training.learner_env import FeatureObservation, LearnerWrapper, PotentialShaping
 from training.selfplay import OpponentPool
@@ -67,13 +69,14 @@ PIPELINES = ("config", "dummy", "batched", "sharded", "sb3")
 # The timed calls of each process: (class, method, clock). Opponent moves are SingleAgentEnv.answer
 # (rule-based players, and any player stepped alone) or a batched policy's inputs and forward pass.
 # A NumpyPolicy's logits outside those calls are the learner's own forward passes in rollouts
-# played by env workers (training.rollouts).
+# played by env workers (training.rollouts), and its actions are drawn there by rollouts.sample:
+# both are what MaskablePPO's policy does in a rollout it collects itself.
 TIMED = [(SingleAgentEnv, "answer", "opponents"), (NumpyPolicy, "policy_input", "opponents"),
          (NumpyPolicy, "best_actions", "opponents"), (FeatureObservation, "observation", "extras"),
-         (PotentialShaping, "_phi", "extras"), (NumpyPolicy, "logits", "learner")]
+         (PotentialShaping, "_phi", "extras"), (NumpyPolicy, "logits", "learner"), (rollouts, "sample", "learner")]
 CLOCKS: dict[str, float] = {"opponents": 0.0, "extras": 0.0, "learner": 0.0}
 _timing = False  # a timed call is running: nested ones are not counted again
-_installed: dict[tuple[type, str], Any] = {}
+_installed: dict[tuple[Any, str], Any] = {}
 
 
 def install_timers() -> None:
