@@ -75,6 +75,7 @@ class CommitOptions:
 
 
 NOTHING = CommitOptions(False, False, 0, 0, 0, 0, 0)
+JOKERS_BEYOND_TABLE = "CommitProblem.jokers_at must not exceed table at any identity"
 MOVES = ("place", "joker_as", "freed_as", "replace_from_hand", "replace_from_table")
 """The placement kinds, named as the ``CommitOptions`` masks that offer them."""
 

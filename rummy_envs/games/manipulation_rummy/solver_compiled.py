@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from rummy_envs.games.manipulation_rummy.commit import NOTHING, CommitOptions, CommitProblem
+from rummy_envs.games.manipulation_rummy.commit import JOKERS_BEYOND_TABLE, NOTHING, CommitOptions, CommitProblem
 from rummy_envs.games.manipulation_rummy.solver_witness import _search
 from rummy_envs.games.manipulation_rummy.compiled_steps import (
     MOST_COPIES,
@@ -61,7 +61,7 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _split_key,
 )
 
-_DONE, _NEED_ROOM, _TOO_MANY = 0, 1, 2
+_DONE, _NEED_ROOM, _TOO_MANY, _JOKERS_BEYOND_TABLE = 0, 1, 2, 3
 _FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
 """Places among the work arrays (``_Workspace``) of those that grow; the four edge arrays
 (7 to 10) grow together."""
@@ -116,6 +116,9 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     again, which resumes at the step that stopped. (The arrays are never made here: handing
     new arrays back to Python costs more than a small solve.)"""
     table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
+    for card in range(NUM_CARDS):
+        if jokers_at[card] > table[card]:
+            return _JOKERS_BEYOND_TABLE, False, 0, 0, 0, 0, 0, False, 0
     resume = _resume_step(counts, hand_jokers, free_jokers, need_hand_card, limit, last_counts, last_inputs)
     last_counts[:] = counts
     last_inputs[0], last_inputs[1], last_inputs[2] = 1, hand_jokers, free_jokers
@@ -489,6 +492,8 @@ class _Workspace:
                 break
             if status == _TOO_MANY:
                 return None
+            if status == _JOKERS_BEYOND_TABLE:
+                raise ValueError(JOKERS_BEYOND_TABLE)
             self._grow()
             if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
                 self.dropped = True
@@ -538,17 +543,17 @@ def copy_limit(counts_reach: int, max_copies: int | None) -> int:
 
 def problem_counts(problem: CommitProblem) -> np.ndarray | None:
     """The problem's counts as rows (table, hand, jokers at, spare naturals), or None unless
-    each is 52 counts >= 0, the table jokers lie within the table and no joker count is
-    negative (``table_solver`` then says which)."""
+    each is 52 counts >= 0 and no joker count is negative (``table_solver`` then says which;
+    table jokers beyond the table are refused by the solve, with ``JOKERS_BEYOND_TABLE``)."""
     rows = (problem.table, problem.hand, problem.jokers_at, problem.spare_naturals)
     try:  # (bytes() takes a list of small counts far faster than numpy, and refuses negative ones)
-        counts = np.frombuffer(b"".join(map(bytes, rows)), np.uint8).astype(np.int64)
+        joined = b"".join(map(bytes, rows))
     except (TypeError, ValueError):
         return None
-    if (any(len(row) != NUM_CARDS for row in rows) or (counts[2 * NUM_CARDS:3 * NUM_CARDS] > counts[:NUM_CARDS]).any()
-            or min(problem.hand_jokers, problem.free_jokers) < 0):
+    if (len(joined) != 4 * NUM_CARDS or not len(rows[0]) == len(rows[1]) == len(rows[2]) == NUM_CARDS
+            or problem.hand_jokers < 0 or problem.free_jokers < 0):
         return None
-    return counts.reshape(4, NUM_CARDS)
+    return np.frombuffer(joined, np.uint8).astype(np.int64).reshape(4, NUM_CARDS)
 
 
 def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> CommitOptions:

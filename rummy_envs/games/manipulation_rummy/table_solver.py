@@ -54,7 +54,8 @@ from functools import lru_cache
 from operator import gt
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from rummy_envs.games.manipulation_rummy.commit import MOVES, NOTHING, CommitOptions, CommitProblem, after
+from rummy_envs.games.manipulation_rummy.commit import (JOKERS_BEYOND_TABLE, MOVES, NOTHING, CommitOptions, CommitProblem,
+                                                       after)
 from rummy_envs.games.manipulation_rummy.solver_compiled import (arrangement_path, commit_options_compiled, is_legal_compiled,
                                                                  problem_counts)
 from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
@@ -216,7 +217,7 @@ def _check_problem(problem: CommitProblem) -> None:
         if len(values) != NUM_CARDS or min(values) < 0:
             raise ValueError(f"CommitProblem.{name} must hold {NUM_CARDS} counts >= 0, got {values!r}")
     if any(map(gt, problem.jokers_at, problem.table)):
-        raise ValueError("CommitProblem.jokers_at must not exceed table at any identity")
+        raise ValueError(JOKERS_BEYOND_TABLE)
     if problem.hand_jokers < 0 or problem.free_jokers < 0:
         raise ValueError("CommitProblem.hand_jokers and free_jokers must be >= 0")
 
