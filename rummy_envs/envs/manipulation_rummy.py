@@ -44,9 +44,16 @@ class ManipulationRummyEnv(RummyEnv):
         self._seats = [[(p + k) % n for k in range(n)] for p in range(n)]  # relative order, me first
         self._per_card = 1.0 / cfg.deck_size
         self._no_placed = [0] * IDS
-        # _encode writes these five segments in one go, in this order
-        head = ("hand", "table", "table_jokers", "spare_naturals", "placed")
-        assert [self.layout[name].offset for name in head] == [0, IDS, IDS + N, IDS + 2 * N, IDS + 3 * N]
+        # _encode writes the segments in this order: five of counts, the floats, known, limit_seen
+        order = ("hand", "table", "table_jokers", "spare_naturals", "placed", "freed_jokers", "draws", "table_ops",
+                 "hand_sizes", "stock_size", "phase", "to_move", "dealer", "scores", "rounds_won", "known",
+                 "limit_seen")
+        assert list(self.layout) == list(order) and self._off["limit_seen"] + 2 * n == self.observation_size
+        floats = self._off["known"] - self._off["freed_jokers"]
+        self._floats_template = [0.0] * floats
+        self._no_floats = bytes(floats)
+        self._no_known = bytes(n * IDS)
+        self._no_limits = bytes(2 * n)
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:
@@ -82,42 +89,42 @@ class ManipulationRummyEnv(RummyEnv):
 
     def _encode(self, player: int) -> np.ndarray:
         g = self.game
-        off = self._off
         n = g.n
         seats = self._seats[player]
-        obs = np.zeros(self.observation_size, np.float32)
-        # the five count segments at the head, from one byte string (counts are small, and
-        # bytes() converts a list of them far faster than numpy does)
+        cfg = self.config
+        # the count segments (the five at the head, and every seat's known cards) in one byte
+        # string, converted once (bytes() converts a list of small counts far faster than
+        # numpy does); then the floats between them in one slice
         in_commit = g.in_commit
-        head = b"".join(map(bytes, (g.hands[player], g.naturals, g.jokers_at, g.spare if in_commit else g.naturals,
-                                    g.placed if in_commit else self._no_placed)))
-        obs[:len(head)] = np.frombuffer(head, np.uint8)
-        start, jokers = off["table"], off["table_jokers"]
+        known = b"".join(bytes(g.known[q]) for q in seats) if any(map(any, g.known)) else self._no_known
+        obs = np.frombuffer(b"".join((*map(bytes, (g.hands[player], g.naturals, g.jokers_at,
+                                                   g.spare if in_commit else g.naturals,
+                                                   g.placed if in_commit else self._no_placed)),
+                                      self._no_floats, known, self._no_limits)), np.uint8).astype(np.float32)
+        start, jokers = self._off["table"], self._off["table_jokers"]
         obs[start:start + N] += obs[jokers:jokers + N]
+        floats = self._floats_template.copy()  # freed_jokers ... rounds_won, as laid out
         if in_commit:
-            obs[off["freed_jokers"]] = g.free_jokers
-            obs[off["table_ops"]] = g.ops / self.config.max_table_ops_per_turn
-        obs[off["draws"]] = g.draws / self.config.max_draws
-        start = off["hand_sizes"]
-        obs[start:start + n] = [g.sizes[q] * self._per_card for q in seats]
-        obs[off["stock_size"]] = len(g.stock) * self._per_card
-        obs[off["phase"] + g.phase] = 1.0
+            floats[0] = g.free_jokers
+            floats[2] = g.ops / cfg.max_table_ops_per_turn
+        floats[1] = g.draws / cfg.max_draws
+        floats[3:3 + n] = [g.sizes[q] * self._per_card for q in seats]
+        floats[3 + n] = len(g.stock) * self._per_card
+        floats[4 + n + g.phase] = 1.0
+        at = 4 + n + _PHASES  # to_move, dealer, scores, rounds_won
         if g.current_player >= 0:
-            obs[off["to_move"] + (g.current_player - player) % n] = 1.0
-        obs[off["dealer"] + (g.dealer - player) % n] = 1.0
+            floats[at + (g.current_player - player) % n] = 1.0
+        floats[at + n + (g.dealer - player) % n] = 1.0
         scores = g.final if g.final is not None else g.totals
         if any(scores):
-            start = off["scores"]
-            obs[start:start + n] = [scores[q] / self.config.target_score for q in seats]
+            floats[at + 2 * n:at + 3 * n] = [scores[q] / cfg.target_score for q in seats]
         if any(g.rounds_won):
-            start = off["rounds_won"]
-            obs[start:start + n] = [g.rounds_won[q] / self.config.max_rounds for q in seats]
-        if any(map(any, g.known)):
-            start = off["known"]
-            obs[start:start + n * IDS] = np.frombuffer(b"".join(bytes(g.known[q]) for q in seats), np.uint8)
+            floats[at + 3 * n:at + 4 * n] = [g.rounds_won[q] / cfg.max_rounds for q in seats]
+        start = self._off["freed_jokers"]
+        obs[start:start + len(floats)] = floats
         for k, q in enumerate(seats):
             if g.limit_seen[q] is not None:
-                obs[off["limit_seen"] + 2 * k + (g.limit_seen[q] == "above")] = 1.0
+                obs[self._off["limit_seen"] + 2 * k + (g.limit_seen[q] == "above")] = 1.0
         return obs
 
     def _state_parts(self) -> list[tuple[str, int, float, str]]:
