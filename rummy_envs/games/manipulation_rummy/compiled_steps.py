@@ -64,6 +64,27 @@ def _grouped(grouped, largest, to_groups, suit):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
+def _split_move(position, suit, grouped, largest, new1, new2, new_long, to_groups, room_next, base, later,
+                need_before, supply_next, supply_after, spent, budget):  # pragma: no cover - compiled
+    """One split of an identity's cards, from a state with these group cards so far: (whether
+    the wildcards can still pay for it, its long runs capped, group cards, largest suit
+    share). ``room_next`` is the most cards of the next identity in the suit (unused at the
+    king, where the aces a suit keeps bound the long runs), ``later`` the capped supply of
+    the rank's later suits, ``need_before`` the other suits' shortfall and ``spent`` the
+    balance after the choice."""
+    fits, new_grouped, new_largest = _grouped(grouped, largest, to_groups, suit)
+    if not fits:
+        return False, new_long, new_grouped, new_largest
+    room = room_next - new1 - new2 if position < _ACE_HIGH - 1 else base - 1 - new2
+    new_long = min(new_long, max(room, 0))
+    group_need = 0
+    if new_grouped:
+        group_need = max(0, 3 * max(1, new_largest) - new_grouped - later)
+    need = need_before + _shortfall(position, new1, new2, supply_next, supply_after)
+    return spent + need + group_need <= budget, new_long, new_grouped, new_largest
+
+
+@njit(cache=True, inline="always")
 def _hash(value):  # pragma: no cover - compiled
     """A well-mixed hash of a packed state (for the open-addressing table of a layer)."""
     value = (value ^ (value >> 29)) * np.int64(-4658895280553007687)
@@ -204,6 +225,34 @@ def _choices(on_table, in_hand, jokers, spare, limit, wildcards, out):  # pragma
                 out[j - 1, k], out[j, k] = out[j, k], out[j - 1, k]
             j -= 1
     return found
+
+
+@njit(cache=True)
+def _commit_data(counts, hand_jokers, free_jokers, limit):  # pragma: no cover - compiled
+    """What every step of a commit's solve reads (once per solve): the supply by suit and
+    position (0 past the king), the wildcards in all, the most and the capped count of
+    each identity, the base of the kept-ace vectors, and each step's wildcard budget (the
+    balance a state may reach there and still pay for what can come)."""
+    table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
+    supply = table + hand
+    ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)
+    for card in range(NUM_RANKS * NUM_SUITS):
+        ahead[card // NUM_RANKS, card % NUM_RANKS] = supply[card]
+    freeable = np.minimum(jokers_at, spare + hand)
+    wildcards = free_jokers + hand_jokers + freeable.sum()
+    most = np.minimum(limit, supply + wildcards)
+    capped = np.minimum(limit, supply)
+    base = 0
+    for suit in range(NUM_SUITS):
+        base = max(base, most[suit * NUM_RANKS] + 1)
+    budget = np.empty(_NUM_STEPS, dtype=np.int64)
+    left = free_jokers + hand_jokers + _BALANCE_ZERO + freeable.sum()
+    for step in range(_NUM_STEPS):
+        position, suit = step // NUM_SUITS, step % NUM_SUITS
+        if position < _ACE_HIGH:
+            left -= freeable[suit * NUM_RANKS + position]
+        budget[step] = left
+    return ahead, wildcards, most, capped, base, budget
 
 
 def new_split_memo() -> tuple[np.ndarray, np.ndarray]:

@@ -53,12 +53,14 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _WORD_MASK,
     _build_filter,
     _choices,
+    _commit_data,
     _fill_splits,
     _grouped,
     _hash,
     _shifted_word,
     _shortfall,
     _split_key,
+    _split_move,
 )
 
 _DONE, _NEED_ROOM, _TOO_MANY, _JOKERS_BEYOND_TABLE = 0, 1, 2, 3
@@ -123,17 +125,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     last_counts[:] = counts
     last_inputs[0], last_inputs[1], last_inputs[2] = 1, hand_jokers, free_jokers
     last_inputs[3], last_inputs[4], last_inputs[5] = need_hand_card, limit, resume
-    supply = table + hand
-    ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)  # the supply by suit and position, 0 past the king
-    for card in range(NUM_CARDS):
-        ahead[card // NUM_RANKS, card % NUM_RANKS] = supply[card]
-    freeable = np.minimum(jokers_at, spare + hand)
-    wildcards = free_jokers + hand_jokers + freeable.sum()
-    most = np.minimum(limit, supply + wildcards)
-    capped = np.minimum(limit, supply)
-    base = 0
-    for suit in range(NUM_SUITS):
-        base = max(base, most[suit * NUM_RANKS] + 1)
+    ahead, wildcards, most, capped, base, budget = _commit_data(counts, hand_jokers, free_jokers, limit)
     words = (base ** NUM_SUITS + _WORD_BITS - 1) // _WORD_BITS
     passes = 2 if hand_jokers else 1  # no end state uses a hand joker without one
     if sets.shape[1] < words or good.shape[1] < passes * words or filters.shape[1] < words + 1:
@@ -142,13 +134,6 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     if last_inputs[6] != base:  # the filters built so far are for another base
         filters[:, words] = 0
         last_inputs[6] = base
-    budget = np.empty(_NUM_STEPS, dtype=np.int64)
-    left = free_jokers + hand_jokers + _BALANCE_ZERO + freeable.sum()
-    for step in range(_NUM_STEPS):
-        position, suit = step // NUM_SUITS, step % NUM_SUITS
-        if position < _ACE_HIGH:
-            left -= freeable[suit * NUM_RANKS + position]
-        budget[step] = left
     choice_rows = np.empty((64, 4), dtype=np.int64)
     if resume == 0:
         start = np.int64(_BALANCE_ZERO) << _BALANCE_OFFSET | _AS_IS_BIT
@@ -166,6 +151,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
         first, last = layer_starts[step], layer_starts[step + 1]
         produced = 0  # edges of this step so far; their next states wait in candidates
         num_choices, later = 0, 0
+        room_next = most[card + 1] if position < _ACE_HIGH - 1 else 0
         if position < _ACE_HIGH:
             num_choices = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards,
                                    choice_rows)
@@ -210,21 +196,11 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                         _fill_splits(split_sizes, split_rows, key, position, short1, short2, long, count)
                     for s in range(split_sizes[key]):
                         new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
-                        new_long, to_groups = np.int64(split_rows[key, s, 2]), np.int64(split_rows[key, s, 3])
-                        fits, new_grouped, new_largest = _grouped(grouped, largest, to_groups, suit)
-                        if not fits:
-                            continue
-                        if position < _ACE_HIGH - 1:
-                            room = most[card + 1] - new1 - new2
-                        else:  # at the king: the most aces a suit can keep for the high end
-                            room = base - 1 - new2
-                        if new_long > max(room, 0):
-                            new_long = max(room, 0)
-                        group_need = 0
-                        if new_grouped:
-                            group_need = max(0, 3 * max(1, new_largest) - new_grouped - later)
-                        need = shortfall + _shortfall(position, new1, new2, supply_next, supply_after)
-                        if balance + delta + need + group_need > budget[step]:
+                        paid, new_long, new_grouped, new_largest = _split_move(
+                            position, suit, grouped, largest, new1, new2, np.int64(split_rows[key, s, 2]),
+                            np.int64(split_rows[key, s, 3]), room_next, base, later, shortfall, supply_next,
+                            supply_after, balance + delta, budget[step])
+                        if not paid:
                             continue
                         transform = 0
                         if position == 0:

@@ -37,11 +37,12 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _SPLIT_MEMO,
     _WILDCARD,
     _choices,
+    _commit_data,
     _fill_splits,
-    _grouped,
     _hash,
     _shortfall,
     _split_key,
+    _split_move,
 )
 
 NODE_BUDGET = 20_000
@@ -84,24 +85,7 @@ def search(counts, hand_jokers, free_jokers, need_hand_card, limit, split_sizes,
     ``done`` False when the search gave up. ``epoch`` tells this call's memo entries from
     older ones (the memo arrays are never cleared)."""
     table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
-    supply = table + hand
-    ahead = np.zeros((NUM_SUITS, 16), dtype=np.int64)
-    for card in range(NUM_CARDS):
-        ahead[card // NUM_RANKS, card % NUM_RANKS] = supply[card]
-    freeable = np.minimum(jokers_at, spare + hand)
-    wildcards = free_jokers + hand_jokers + freeable.sum()
-    most = np.minimum(limit, supply + wildcards)
-    capped = np.minimum(limit, supply)
-    base = 0
-    for suit in range(NUM_SUITS):
-        base = max(base, most[suit * NUM_RANKS] + 1)
-    budget = np.empty(_NUM_STEPS, dtype=np.int64)
-    left = free_jokers + hand_jokers + _BALANCE_ZERO + freeable.sum()
-    for step in range(_NUM_STEPS):
-        position, suit = step // NUM_SUITS, step % NUM_SUITS
-        if position < _ACE_HIGH:
-            left -= freeable[suit * NUM_RANKS + position]
-        budget[step] = left
+    ahead, wildcards, most, capped, base, budget = _commit_data(counts, hand_jokers, free_jokers, limit)
     upper = np.zeros(_MASKS, dtype=np.int64)
     for card in range(NUM_CARDS):
         choice_counts[card] = _choices(table[card], hand[card], jokers_at[card], spare[card], limit, wildcards,
@@ -152,6 +136,7 @@ def search(counts, hand_jokers, free_jokers, need_hand_card, limit, split_sizes,
                     found = 1
                 else:
                     card_here = suit * NUM_RANKS + position
+                    room_next = most[card_here + 1] if position < _ACE_HIGH - 1 else 0
                     later = 0
                     for other in range(suit + 1, NUM_SUITS):
                         later += capped[other * NUM_RANKS + position]
@@ -192,22 +177,11 @@ def search(counts, hand_jokers, free_jokers, need_hand_card, limit, split_sizes,
                                 _fill_splits(split_sizes, split_rows, key, position, short1, short2, long, count)
                             for s in range(split_sizes[key]):
                                 new1, new2 = np.int64(split_rows[key, s, 0]), np.int64(split_rows[key, s, 1])
-                                new_long = np.int64(split_rows[key, s, 2])
-                                fits, new_grouped, new_largest = _grouped(grouped, largest,
-                                                                          np.int64(split_rows[key, s, 3]), suit)
-                                if not fits:
-                                    continue
-                                if position < _ACE_HIGH - 1:
-                                    room = most[card_here + 1] - new1 - new2
-                                else:
-                                    room = base - 1 - new2
-                                if new_long > max(room, 0):
-                                    new_long = max(room, 0)
-                                group_need = 0
-                                if new_grouped:
-                                    group_need = max(0, 3 * max(1, new_largest) - new_grouped - later)
-                                need = shortfall + _shortfall(position, new1, new2, supply_next, supply_after)
-                                if balance + delta + need + group_need > budget[step]:
+                                paid, new_long, new_grouped, new_largest = _split_move(
+                                    position, suit, grouped, largest, new1, new2, np.int64(split_rows[key, s, 2]),
+                                    np.int64(split_rows[key, s, 3]), room_next, base, later, shortfall,
+                                    supply_next, supply_after, balance + delta, budget[step])
+                                if not paid:
                                     continue
                                 new_kept = kept
                                 if position == 0:
