@@ -9,6 +9,7 @@ freed jokers waiting, hand jokers, replacements and tables that are briefly ille
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
 from dataclasses import replace
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rummy_envs import cards as C
+from rummy_envs.games import manipulation_rummy as M
 from rummy_envs.games.manipulation_rummy import commit as plain
 from rummy_envs.games.manipulation_rummy import solver_compiled, solver_layers, solver_steps, solver_witness
 from rummy_envs.games.manipulation_rummy import table_solver as TS
@@ -469,7 +471,7 @@ def test_work_arrays_are_kept_within_their_bound(monkeypatch):
     assert compiled_options(problem) == expected and workspace.arrays[5] is kept
     monkeypatch.setattr(solver_compiled, "WORKSPACE_BYTES", 1 << 10)
     monkeypatch.setattr(solver_compiled, "FIRST_ROWS", 4)
-    monkeypatch.setattr(solver_compiled, "_commits", workspace := solver_compiled._Workspace())
+    monkeypatch.setattr(solver_compiled, "_commits", workspace := solver_compiled.Workspace())
     assert compiled_options(problem) == expected
     assert sum(array.nbytes for array in workspace.arrays) <= 1 << 20 and not workspace.arrays[1].any()
 
@@ -478,7 +480,7 @@ def test_a_solve_that_runs_out_of_room_grows_its_arrays_and_goes_on(monkeypatch)
     """Work arrays of a few rows: the solves stop for room again and again (the states,
     edges, hash table, sets and filters all grow) and still answer as the pure programme."""
     monkeypatch.setattr(solver_compiled, "FIRST_ROWS", 4)
-    workspace = solver_compiled._Workspace()
+    workspace = solver_compiled.Workspace()
     aces_high = problem_of("QC KC AC QH KH AH QS KS AS QS KS AS", "JS JC")  # 81 kept-ace vectors: 3 words
     for problem in [*along_commits(range(30)), aces_high]:
         limit = problem.max_copies if problem.max_copies is not None else 7
@@ -493,7 +495,7 @@ def test_a_solve_resumes_the_last_forward_pass_and_answers_as_a_fresh_one():
     """Along random commits each solve starts its forward pass where the data its steps
     read first differ from the last solve's, and answers as a solve from the first step."""
     resumed = []
-    fresh = solver_compiled._Workspace()
+    fresh = solver_compiled.Workspace()
     for problem in along_commits(range(40), moves_each=5):
         counts = solver_compiled.problem_counts(problem)
         limit = problem.max_copies if problem.max_copies is not None else 7
@@ -568,7 +570,7 @@ def test_the_witness_search_answers_dense_tables_alone(monkeypatch):
     answers each mask within its budget, as the pure programme does, where the full
     programme walks over 100,000 states."""
     problem = problem_of(DENSE_TABLE, DENSE_HAND, jokers="KC", hand_jokers=1)
-    assert solver_compiled._Workspace().solve(solver_compiled.problem_counts(problem), 1, 0, True, 2, True,
+    assert solver_compiled.Workspace().solve(solver_compiled.problem_counts(problem), 1, 0, True, 2, True,
                                               100_000) is None
     answered = witness_answers(monkeypatch)
     rng = random.Random(5)
@@ -586,9 +588,39 @@ def test_a_search_that_gives_up_leaves_the_answer_to_the_full_programme(monkeypa
     monkeypatch.setattr(solver_witness, "NODE_BUDGET", 0)
     stopped = 0
     for problem in along_commits(range(40), moves_each=2):
-        fresh = solver_compiled._Workspace()
+        fresh = solver_compiled.Workspace()
         limit = problem.max_copies if problem.max_copies is not None else 7
         stopped += fresh.solve(solver_compiled.problem_counts(problem), problem.hand_jokers, problem.free_jokers,
                                problem.need_hand_card, limit, True, 10) is None
         assert compiled_options(problem) == solver_layers._Commit(problem).solve(), problem
     assert stopped > 50
+
+
+def test_each_env_solves_in_its_own_workspace():
+    """Two envs played in turn: each game's masks are solved in its env's own work arrays
+    (so its solves resume each other), a copy of the state gets fresh ones, and the masks
+    are those of the shared arrays."""
+    from rummy_envs import manipulation_rummy_v0
+
+    envs = [manipulation_rummy_v0.env(num_players=3) for _ in range(2)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    rng = random.Random(0)
+    melds = 0
+    for _ in range(150):
+        for env in envs:
+            game = env.unwrapped.game
+            if game.is_terminal():
+                continue
+            if game.phase == M.Phase.MELD:
+                problem = game.commit_problem()
+                legal = game.legal_actions()
+                counts = solver_compiled.problem_counts(problem)
+                assert (game.solver_workspace.arrays[0] == counts).all()
+                assert compiled_options(problem) == TS.commit_options(problem), problem
+                melds += 1
+            env.step(rng.choice(legal if game.phase == M.Phase.MELD else game.legal_actions()))
+    assert melds > 50 and envs[0].unwrapped.game.solver_workspace is not envs[1].unwrapped.game.solver_workspace
+    copied = pickle.loads(pickle.dumps(envs[0].unwrapped.game))
+    assert copied.solver_workspace is not envs[0].unwrapped.game.solver_workspace
+    assert copied.legal_actions() == envs[0].unwrapped.game.legal_actions()

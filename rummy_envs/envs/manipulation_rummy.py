@@ -17,6 +17,9 @@ IDS = M.NUM_IDS
 _PHASES = len(M.Phase)
 TABLE_ROWS = 4  # rows of a frame's table; melds past them end in a "+k more rows" note
 TABLE_ROW_CARDS = 18  # cards a table row of a frame holds before the next meld starts a row
+SOLVER_WORKSPACE_BYTES = 8 << 20
+"""An env's own solver work arrays are replaced by small ones after a solve that grew them
+past this (the shared ones keep up to 64 MiB): most masks need well under 1 MiB."""
 
 
 class ManipulationRummyEnv(RummyEnv):
@@ -54,6 +57,14 @@ class ManipulationRummyEnv(RummyEnv):
         self._no_floats = bytes(floats)
         self._no_known = bytes(n * IDS)
         self._no_limits = bytes(2 * n)
+        self._solver_workspace = TS.Workspace(most_bytes=SOLVER_WORKSPACE_BYTES)
+
+    def _new_state(self, seed: int, options: dict[str, Any]) -> M.ManipulationState:
+        """The base env's new state, solving its masks in this env's own solver workspace:
+        the solves of one game resume each other even when other envs solve in between."""
+        state = super()._new_state(seed, options)
+        state.solver_workspace = self._solver_workspace
+        return state
 
     # -- layout and encoding -------------------------------------------------------------------
     def observation_layout(self) -> dict[str, Segment]:

@@ -95,6 +95,10 @@ class ManipulationRules:
     hand_results: list[RoundResult]
     truncated: bool
     _legal: list[int] | None
+    solver_workspace: TS.Workspace | None = None
+    """The table solver's work arrays for this game's masks (an env sets its own, so that
+    its solves resume each other); None: the shared ones. Speed only: the masks are the
+    same with any."""
 
     # -- dealing and turns -----------------------------------------------------------------
     def _deal(self, dealer: int, deck: list[int] | None) -> None:
@@ -215,7 +219,7 @@ class ManipulationRules:
         """After a draw: ``NO_MELD`` before the first placement, then ``ABORT``, and
         ``COMMIT`` when ``commit.commit_is_legal``; every placement after which a legal
         COMMIT stays reachable (the solver's exact masks)."""
-        options = TS.commit_options(self.commit_problem())
+        options = TS.commit_options(self.commit_problem(), self.solver_workspace)
         if self.in_commit:
             out = [COMMIT, ABORT] if options.commit else [ABORT]
         else:

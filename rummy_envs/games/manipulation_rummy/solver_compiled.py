@@ -20,7 +20,7 @@ filter built) sits behind a test, and ``solve`` neither makes nor returns arrays
 
 numba compiles the functions on their first call in a process (seconds) and caches the
 machine code beside this file (``cache=True``), so later processes load it in a fraction
-of a second. The work arrays stay allocated between calls (``_Workspace``), up to a bound.
+of a second. The work arrays stay allocated between calls (``Workspace``), up to a bound.
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
 
 _DONE, _NEED_ROOM, _TOO_MANY, _JOKERS_BEYOND_TABLE = 0, 1, 2, 3
 _FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
-"""Places among the work arrays (``_Workspace``) of those that grow; the four edge arrays
+"""Places among the work arrays (``Workspace``) of those that grow; the four edge arrays
 (7 to 10) grow together."""
 _CHUNK = 64
 """States per chunk of a layer's forward step (between which the room for edges is checked)."""
@@ -433,14 +433,21 @@ FIRST_ROWS = 1 << 12
 """Rows of the growing work arrays to begin with (most positions of play fit)."""
 
 
-class _Workspace:
-    """One kind of solve's work arrays, kept between solves: the last solve's counts and
-    inputs, its layers and edges (which the next solve resumes from, ``_resume_step``),
-    and room for the next, grown when a solve asks for more."""
+class Workspace:
+    """The work arrays of a line of solves, kept between solves: the last solve's counts
+    and inputs, its layers and edges (which the next solve resumes from, ``_resume_step``),
+    and room for the next, grown when a solve asks for more and replaced by small ones
+    after a solve that grew them past ``most_bytes`` (None: ``WORKSPACE_BYTES``). Two are
+    shared (commits, tables); an env keeps one of its own (``solving_in``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, most_bytes: int | None = None) -> None:
         self.arrays = self._new_arrays()
-        self.dropped = False  # grown past WORKSPACE_BYTES: replaced once the solve is done
+        self.most_bytes = most_bytes  # None: WORKSPACE_BYTES
+        self.dropped = False  # grown past the bound: replaced once the solve is done
+
+    def __reduce__(self) -> tuple[type, tuple[int | None]]:
+        """Copied or pickled (with a state that holds it) as a fresh one: the arrays are a cache."""
+        return Workspace, (self.most_bytes,)
 
     @staticmethod
     def _new_arrays() -> list[np.ndarray]:
@@ -459,7 +466,7 @@ class _Workspace:
     def solve(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
               masks_wanted: bool, most_states: int = 1 << 62) -> tuple[int, ...] | None:
         """``solve`` on the kept arrays, growing them as it asks (they are replaced by small
-        ones once past ``WORKSPACE_BYTES``); None when its layers grew past ``most_states``
+        ones once past ``most_bytes``); None when its layers grew past ``most_states``
         states, and then a call again resumes where it stopped."""
         while True:
             status, *answer = solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
@@ -471,7 +478,7 @@ class _Workspace:
             if status == _JOKERS_BEYOND_TABLE:
                 raise ValueError(JOKERS_BEYOND_TABLE)
             self._grow()
-            if sum(array.nbytes for array in self.arrays) > WORKSPACE_BYTES:
+            if sum(array.nbytes for array in self.arrays) > (self.most_bytes or WORKSPACE_BYTES):
                 self.dropped = True
         if self.dropped:
             self.arrays, self.dropped = self._new_arrays(), False
@@ -498,12 +505,22 @@ class _Workspace:
         needs[:] = 0
 
 
-_commits = _Workspace()
+_commits = Workspace()
+_in_use: Workspace | None = None
+"""The workspace of the caller now (``solving_in``), or None: ``_commits``, shared."""
+
+
+def solving_in(workspace: Workspace | None) -> None:
+    """Let the commit solves from now on use ``workspace`` (None: the shared one). A caller
+    that keeps its own, such as an env, makes its next solve resume its last one even when
+    other envs solve in between."""
+    global _in_use
+    _in_use = workspace
 SEARCH_PAST_STATES = 5000
 """A commit solve that reaches this many states stops and asks the witness search
 (``solver_witness``) first: on the dense tables of play it answers in a fraction of the
 time, and where it gives up the solve resumes where it stopped."""
-_tables = _Workspace()
+_tables = Workspace()
 
 
 def copy_limit(counts_reach: int, max_copies: int | None) -> int:
@@ -540,14 +557,15 @@ def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> Commi
         wildcards = problem.hand_jokers + problem.free_jokers + int(counts[2].sum())
         limit = copy_limit(int((counts[0] + counts[1]).max()) + wildcards, problem.max_copies)
     data = counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit
-    answer = _commits.solve(*data, True, SEARCH_PAST_STATES)
+    space = _in_use or _commits
+    answer = space.solve(*data, True, SEARCH_PAST_STATES)
     found = None if answer is not None else _search.masks(*data)
     if found is not None:
         feasible, place, wildcard, freed, replace_from_hand, joker_as = found
         as_is = (not problem.free_jokers and not problem.need_hand_card and int(counts[0].max()) <= limit
                  and is_legal_compiled(tuple(problem.table)))
     else:
-        feasible, place, wildcard, freed, replace_from_hand, joker_as, as_is, _ = answer or _commits.solve(*data, True)
+        feasible, place, wildcard, freed, replace_from_hand, joker_as, as_is, _ = answer or space.solve(*data, True)
     if not feasible:
         return NOTHING
     return CommitOptions(

@@ -56,8 +56,8 @@ from operator import gt
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import (JOKERS_BEYOND_TABLE, MOVES, NOTHING, CommitOptions, CommitProblem,
                                                        after)
-from rummy_envs.games.manipulation_rummy.solver_compiled import (arrangement_path, commit_options_compiled, is_legal_compiled,
-                                                                 problem_counts)
+from rummy_envs.games.manipulation_rummy.solver_compiled import (Workspace, arrangement_path, commit_options_compiled,
+                                                                 is_legal_compiled, problem_counts, solving_in)
 from rummy_envs.games.manipulation_rummy.solver_layers import _checked_counts
 from rummy_envs.games.manipulation_rummy.solver_steps import (
     _FIELDS,
@@ -70,7 +70,8 @@ from rummy_envs.games.manipulation_rummy.solver_steps import (
     _unpack_runs,
 )
 
-__all__ = ["MOVES", "NOTHING", "CommitOptions", "CommitProblem", "after", "arrange", "commit_options", "is_legal"]
+__all__ = ["MOVES", "NOTHING", "CommitOptions", "CommitProblem", "Workspace", "after", "arrange", "commit_options",
+           "is_legal"]
 # Also here for benchmarks/bench_manipulation_rummy.py, which clears and sizes the memo
 # table ``_commit_options`` (and ``solver_compiled.is_legal_compiled``'s).
 
@@ -193,7 +194,7 @@ def _deal_groups(cards: list[int]) -> list[tuple[int, ...]]:
     return [tuple(cards[i::num_groups]) for i in range(num_groups)]
 
 
-def commit_options(problem: CommitProblem) -> CommitOptions:
+def commit_options(problem: CommitProblem, workspace: Workspace | None = None) -> CommitOptions:
     """Every next move of a commit that keeps a legal COMMIT reachable, in one pass.
 
     Forward: the reachable states after each identity step, where a state is the table
@@ -206,8 +207,18 @@ def commit_options(problem: CommitProblem) -> CommitOptions:
     entries use a second end condition that needs at least one hand joker used. A joker
     declared as c now fits when some solution puts a wildcard at c, or leaves a natural c
     free to replace it later in the turn (the joker is then a wildcard again).
+
+    ``workspace`` (a ``solver_compiled.Workspace``, optional) holds the solve's work arrays:
+    a caller that keeps its own, as each env does, has its next solve resume this one even
+    when other callers solve in between. The answer is the same with any.
     """
-    return _commit_options(problem)
+    if workspace is None:
+        return _commit_options(problem)
+    solving_in(workspace)
+    try:
+        return _commit_options(problem)
+    finally:
+        solving_in(None)
 
 
 def _check_problem(problem: CommitProblem) -> None:
