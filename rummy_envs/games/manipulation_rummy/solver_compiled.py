@@ -519,7 +519,9 @@ def solving_in(workspace: Workspace | None) -> None:
 SEARCH_PAST_STATES = 5000
 """A commit solve that reaches this many states stops and asks the witness search
 (``solver_witness``) first: on the dense tables of play it answers in a fraction of the
-time, and where it gives up the solve resumes where it stopped."""
+time, and where it gives up the solve resumes where it stopped. Its budget is the states
+the solve would still walk, read off how far it got (``SEARCH_PAST_STATES`` per
+``reached`` steps of 56), so a search that gives up costs about what it could have saved."""
 _tables = Workspace()
 
 
@@ -559,7 +561,10 @@ def commit_options_compiled(problem: CommitProblem, counts: np.ndarray) -> Commi
     data = counts, problem.hand_jokers, problem.free_jokers, problem.need_hand_card, limit
     space = _in_use or _commits
     answer = space.solve(*data, True, SEARCH_PAST_STATES)
-    found = None if answer is not None else _search.masks(*data)
+    found = None
+    if answer is None:  # the search may spend about what the solve has still to do
+        reached = max(1, int(space.arrays[1][5]))
+        found = _search.masks(*data, SEARCH_PAST_STATES * (_NUM_STEPS - reached) // reached)
     if found is not None:
         feasible, place, wildcard, freed, replace_from_hand, joker_as = found
         as_is = (not problem.free_jokers and not problem.need_hand_card and int(counts[0].max()) <= limit

@@ -12,8 +12,8 @@ programme (the kept aces held in the state, 3 bits a suit, instead of in sets). 
 found sets every entry along it; an entry whose search runs out of states is proven unset.
 Dead states (no solution below them) are remembered, so no state is searched twice for the
 same question. The answer is the full programme's, entry for entry; the search only gives
-up (and the full programme runs) when it has expanded ``NODE_BUDGET`` states or its tables
-are full.
+up (and the full programme runs) when it has expanded its budget of states (at most
+``NODE_BUDGET``) or its tables are full.
 """
 
 from __future__ import annotations
@@ -272,13 +272,16 @@ class _Search:
         self.epoch = 0
         self.nodes = 0
 
-    def masks(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool,
-              limit: int) -> tuple[bool, int, int, int, int, int] | None:
-        """``search``'s answer (feasible and the five masks), or None when it gave up."""
+    def masks(self, counts: np.ndarray, hand_jokers: int, free_jokers: int, need_hand_card: bool, limit: int,
+              budget: int | None = None) -> tuple[bool, int, int, int, int, int] | None:
+        """``search``'s answer (feasible and the five masks), or None when it gave up after
+        expanding ``budget`` states (at most ``NODE_BUDGET``, which None means)."""
         self.epoch += 1
+        budget = NODE_BUDGET if budget is None else min(budget, NODE_BUDGET)
         done, self.nodes, *answer = search(counts, hand_jokers, free_jokers, need_hand_card, limit, *_SPLIT_MEMO,
-                               self.choice_rows, self.choice_counts, self.successors, self.records, self.sizes,
-                               self.taken, self.memo_states, self.memo_keys, self.epoch, NODE_BUDGET)
+                                           self.choice_rows, self.choice_counts, self.successors, self.records,
+                                           self.sizes, self.taken, self.memo_states, self.memo_keys, self.epoch,
+                                           budget)
         return tuple(answer) if done else None
 
 
