@@ -43,6 +43,8 @@ Where the parts are:
   kept-ace sets, and the pure ``is_legal``;
 - ``solver_compiled``: the same programme compiled (``compiled_steps``: its identity
   step), and the path ``arrange`` reads its melds from;
+- ``solver_witness``: the commit masks by one solution per entry, depth first, which
+  ``commit_options`` asks when the programme's layers grow large (docs/table_solver.md#speed);
 - this module: the public entry points and ``arrange``, which walks a legal table's
   programme back to concrete melds.
 """
