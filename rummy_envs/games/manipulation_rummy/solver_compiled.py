@@ -31,7 +31,6 @@ from numba import njit
 
 from rummy_envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_envs.games.manipulation_rummy.commit import JOKERS_BEYOND_TABLE, NOTHING, CommitOptions, CommitProblem
-from rummy_envs.games.manipulation_rummy.solver_witness import _search
 from rummy_envs.games.manipulation_rummy.compiled_steps import (
     MOST_COPIES,
     _ACE_HIGH,
@@ -62,6 +61,7 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _split_key,
     _split_move,
 )
+from rummy_envs.games.manipulation_rummy.solver_witness import _search
 
 _DONE, _NEED_ROOM, _TOO_MANY, _JOKERS_BEYOND_TABLE = 0, 1, 2, 3
 _FILTERS, _STATES, _SETS, _EDGES, _CANDIDATES, _SLOTS, _GOOD = 2, 5, 6, 7, 11, 12, 13
@@ -116,7 +116,9 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
     array is too small the solve stops with ``_NEED_ROOM`` and the rows and columns it needs
     in ``needs`` (by the array's place among the work arrays); the caller grows it and calls
     again, which resumes at the step that stopped. (The arrays are never made here: handing
-    new arrays back to Python costs more than a small solve.)"""
+    new arrays back to Python costs more than a small solve.) Once its layers hold more
+    than ``most_states`` states it stops with ``_TOO_MANY`` (a call again resumes there),
+    and table jokers beyond the table stop it at once with ``_JOKERS_BEYOND_TABLE``."""
     table, hand, jokers_at, spare = counts[0], counts[1], counts[2], counts[3]
     for card in range(NUM_CARDS):
         if jokers_at[card] > table[card]:
