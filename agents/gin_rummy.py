@@ -174,27 +174,38 @@ def _pair_completions() -> dict[int, int]:
 
 _COMPLETIONS = _pair_completions()
 """_COMPLETIONS[pair]: the cards that make a 3-card meld with the two cards of ``pair``."""
-_HIGH_FIRST = sorted(range(C.NUM_CARDS), key=lambda card: (-C.GIN_VALUES[card], card))
+_VALUE_CLASSES: tuple[tuple[int, int], ...] = tuple(
+    (value, C.to_mask(card for card in range(C.NUM_CARDS) if C.GIN_VALUES[card] == value)) for value in range(10, 0, -1))
+"""(deadwood value, the cards worth it), the highest value first."""
 _NO_DEADWOOD = 1 << 30
 
 
 def can_meld(hand: int, card: int) -> bool:
     """True when ``card`` forms a meld with two cards of ``hand``."""
-    return any(pair & hand == pair for pair in _MELD_PARTNERS[card])
+    for pair in _MELD_PARTNERS[card]:
+        if pair & hand == pair:
+            return True
+    return False
 
 
 def best_discard_deadwood(hand: int, keep: int = 0) -> int:
     """Least deadwood left by discarding one card of ``hand`` outside ``keep``.
 
     Dropping card x lowers the deadwood by at most its value, so trying the highest cards
-    first lets the search stop after a few ``min_deadwood`` calls."""
+    first (by value, then card) lets the search stop after a few ``min_deadwood`` calls."""
     base = M.min_deadwood(hand)
     best = _NO_DEADWOOD
-    for card in _HIGH_FIRST:
-        if hand >> card & 1 and not keep >> card & 1:
-            if base - C.GIN_VALUES[card] >= best:
+    droppable = hand & ~keep
+    for value, cards in _VALUE_CLASSES:
+        if base - value >= best:
+            break
+        part = droppable & cards
+        while part:
+            low = part & -part
+            part ^= low
+            best = min(best, M.min_deadwood(hand ^ low))
+            if base - value >= best:
                 break
-            best = min(best, M.min_deadwood(hand ^ 1 << card))
     return best
 
 

@@ -4,7 +4,10 @@ heuristic's reasons (melds, gin, feeding the opponent, knocking, draws, the show
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from agents import gin_rummy as gin_agents
 from agents import make_agent
 from agents.gin_rummy import GinHeuristicAgent, GinNoviceAgent
 from rummy_envs import cards as C
@@ -166,3 +169,22 @@ def test_heuristic_declares_explicit_melds():
 def test_agents_are_registered_for_both_gin_games(agent_class):
     for game in ("gin_rummy", "hollywood_gin"):
         assert isinstance(make_agent(agent_class.name, game, seed=1), agent_class)
+
+
+@settings(max_examples=300, deadline=None)
+@example(set(C.parse("3C 8C 8D 8H 9H TH 2S 6S")), set(), 0)  # the best discard is not the first high card tried
+@given(st.sets(st.integers(0, C.NUM_CARDS - 1), min_size=1, max_size=12), st.sets(st.integers(0, C.NUM_CARDS - 1)),
+       st.integers(0, C.NUM_CARDS - 1))
+def test_the_heuristics_hand_helpers_are_their_brute_force(cards, kept, card):
+    """``best_discard_deadwood`` is the least deadwood over every discard outside ``keep``
+    (its early stop and order change nothing), and ``can_meld`` says whether some meld holds
+    the card and otherwise only cards of the hand."""
+    from rummy_envs import melds as M
+
+    hand, keep = C.to_mask(cards), C.to_mask(kept)
+    droppable = [c for c in cards if c not in kept]
+    expected = min((M.min_deadwood(hand ^ 1 << c) for c in droppable), default=1 << 30)
+    assert gin_agents.best_discard_deadwood(hand, keep) == expected
+    others = ~(1 << card)
+    assert gin_agents.can_meld(hand, card) == any(meld >> card & 1 and meld & others & ~hand == 0
+                                                  for meld in M.MELDS)
