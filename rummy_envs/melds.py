@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
+from numba import njit
+
 from rummy_envs.cards import GIN_VALUES, NUM_CARDS, NUM_RANKS, NUM_SUITS, from_mask
 
 ROW_MASK = (1 << NUM_RANKS) - 1
@@ -106,13 +109,56 @@ def _best_from(melds: list[int], start: int, avail: int) -> int:
     return best
 
 
-@lru_cache(maxsize=1 << 17)
-def max_cover(mask: int) -> int:
-    """Largest total gin value of non-overlapping melds inside ``mask`` (exact search)."""
+def max_cover_by_search(mask: int) -> int:
+    """Largest total gin value of non-overlapping melds inside ``mask``: every set of
+    disjoint melds of the hand, tried in table order (the readable rule that
+    ``max_cover`` computes compiled)."""
     melds = melds_in(mask)
     if not melds:
         return 0
     return _best_from(melds, 0, mask)
+
+
+_MELD_MASKS = np.array(MELDS, dtype=np.int64)
+_MELD_VALUES = np.array([gin_mask_value(m) for m in MELDS], dtype=np.int64)
+
+
+@njit(cache=True)
+def _max_cover_compiled(mask):  # pragma: no cover - compiled
+    """``max_cover_by_search`` as a numba loop: the same search over the table's melds
+    inside ``mask``, depth first with an explicit stack (a hand holds at most 17 disjoint
+    melds)."""
+    inside = np.empty(len(_MELD_MASKS), dtype=np.int64)
+    count = 0
+    for i in range(len(_MELD_MASKS)):
+        if _MELD_MASKS[i] & mask == _MELD_MASKS[i]:
+            inside[count] = i
+            count += 1
+    best = 0
+    following = np.empty(20, dtype=np.int64)  # per depth: the next meld to try
+    avail = np.empty(20, dtype=np.int64)
+    value = np.empty(20, dtype=np.int64)
+    depth, following[0], avail[0], value[0] = 0, 0, mask, 0
+    while depth >= 0:
+        k = following[depth]
+        if k >= count:
+            depth -= 1
+            continue
+        following[depth] = k + 1
+        meld = _MELD_MASKS[inside[k]]
+        if meld & avail[depth] == meld:
+            total = value[depth] + _MELD_VALUES[inside[k]]
+            best = max(best, total)
+            depth += 1
+            following[depth], avail[depth], value[depth] = k + 1, avail[depth - 1] ^ meld, total
+    return best
+
+
+@lru_cache(maxsize=1 << 17)
+def max_cover(mask: int) -> int:
+    """Largest total gin value of non-overlapping melds inside ``mask`` (exact search,
+    compiled: ``max_cover_by_search`` is the same search in plain Python)."""
+    return int(_max_cover_compiled(mask))
 
 
 def min_deadwood(mask: int) -> int:

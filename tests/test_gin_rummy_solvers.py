@@ -528,3 +528,15 @@ def test_auto_best_fixed_knocks(knocker, defender, upcard, stock_top, expected):
     limit, _ = oracle_stakes(state.config, state.upcard)
     net = expected[0] - expected[1]
     assert net == oracle_best_knock(state.config, C.parse(knocker), C.parse(defender), limit, False, 1)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(M.MELDS), max_size=5), st.sets(st.integers(0, C.NUM_CARDS - 1), max_size=8))
+def test_compiled_max_cover_is_the_plain_search(melds, extra):
+    """``max_cover`` (compiled) gives the plain search's value on hands built from melds
+    (overlapping ones included) and loose cards, up to the whole deck."""
+    mask = C.to_mask(extra)
+    for meld in melds:
+        mask |= meld
+    M.max_cover.cache_clear()
+    assert M.max_cover(mask) == M.max_cover_by_search(mask)
