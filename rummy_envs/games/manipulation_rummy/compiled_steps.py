@@ -52,6 +52,20 @@ def _shortfall(done, short1, short2, supply_next, supply_after):  # pragma: no c
 
 
 @njit(cache=True, inline="always")
+def _others_shortfall(state, suit, position, ahead):  # pragma: no cover - compiled
+    """``_shortfall`` of every suit but ``suit`` in a state at ``suit``'s step of
+    ``position`` (the suits before it have decided ``position``, those after it the one
+    before); ``ahead`` is the supply by suit and position."""
+    total = 0
+    for other in range(NUM_SUITS):
+        if other != suit:
+            runs = state >> (9 * other) & 0x1FF
+            done = position if other < suit else position - 1
+            total += _shortfall(done, runs & 7, runs >> 3 & 7, ahead[other, done + 1], ahead[other, done + 2])
+    return total
+
+
+@njit(cache=True, inline="always")
 def _grouped(grouped, largest, to_groups, suit):  # pragma: no cover - compiled
     """(whether they fit, group cards, largest suit share) of the rank's groups once
     ``to_groups`` more cards of ``suit`` join them: after the last suit the rank's cards

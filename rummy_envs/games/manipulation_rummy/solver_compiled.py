@@ -56,8 +56,8 @@ from rummy_envs.games.manipulation_rummy.compiled_steps import (
     _fill_splits,
     _grouped,
     _hash,
+    _others_shortfall,
     _shifted_word,
-    _shortfall,
     _split_key,
     _split_move,
 )
@@ -179,13 +179,7 @@ def solve(counts, hand_jokers, free_jokers, need_hand_card, limit, masks_wanted,
                 group = state >> _GROUP_OFFSET & 0xFF
                 grouped, largest = group & 31, group >> 5
                 balance = state >> _BALANCE_OFFSET & 63
-                shortfall = 0  # of the other suits
-                for other in range(NUM_SUITS):
-                    if other != suit:
-                        other_runs = state >> (9 * other) & 0x1FF
-                        done = position if other < suit else position - 1
-                        shortfall += _shortfall(done, other_runs & 7, other_runs >> 3 & 7,
-                                                ahead[other, done + 1], ahead[other, done + 2])
+                shortfall = _others_shortfall(state, suit, position, ahead)
                 cleared = state & ~((np.int64(0x1FF) << run_shift) | (np.int64(0xFF) << _GROUP_OFFSET)
                                     | (np.int64(63) << _BALANCE_OFFSET))
                 supply_next, supply_after = ahead[suit, position + 1], ahead[suit, position + 2]
