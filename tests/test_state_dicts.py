@@ -169,6 +169,22 @@ def test_issue_example_not_a_dict():
         gin_rummy_v0.env().reset(options={"state": 5})
 
 
+def test_reset_from_an_engine_state_copies_it_and_refuses_other_rules():
+    """``reset(options={"state": engine_state})`` plays a copy of the position (the given state
+    never changes) and refuses a state of other rules, naming the option."""
+    env = gin_rummy_v0.env()
+    position = G.GinState(G.GinConfig(), seed=4)
+    before = position.to_dict()
+    env.reset(options={"state": position})
+    assert env.unwrapped.game.to_dict() == before and env.unwrapped.game is not position
+    env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+    assert position.to_dict() == before
+    with pytest.raises(ValueError, match="reset option 'state'"):
+        env.reset(options={"state": G.GinState(G.GinConfig(knock_limit=5), seed=4)})
+    with pytest.raises(ValueError, match="reset option 'state'"):
+        env.reset(options={"state": H.HollywoodState(H.HollywoodConfig(), seed=4)})
+
+
 def test_issue_example_hands_of_7_and_13():
     d = gin_dict()
     hands = d["hands"][0] + d["hands"][1]

@@ -254,6 +254,7 @@ BAD_CONFIGS = [
     ({"imitation": {"decisions": 0}}, "'imitation.decisions'"),
     ({"imitation": {"temperature": 1}}, "'imitation.temperature'"),
     ({"reward_shaping": -1}, "'reward_shaping'"),
+    ({"reward_baseline": "grandmaster"}, "'reward_baseline'"),
 ]
 
 
@@ -462,6 +463,48 @@ def test_shaping_terms_telescope_to_minus_the_first_potential(game, options):
             if terminated or truncated:
                 break
         assert shaped_total - plain_total == pytest.approx(-0.5 * first / 10.0)
+
+
+@pytest.mark.parametrize("game, options, opponent", [
+    ("gin_rummy", {}, "heuristic"), ("least_count", {}, "heuristic"), ("rummy500", {}, None),
+    ("manipulation_rummy", {"num_players": 3}, "novice")])
+def test_duplicate_baseline_pays_zero_when_the_learner_plays_as_the_baseline(game, options, opponent):
+    """A learner playing the baseline agent's moves scores exactly 0 an episode (the same deal,
+    the opponents continuing as copies of themselves: Least Count's heuristic remembers the
+    round, random opponents draw from the env's stream); a random learner scores its own
+    return less the baseline's, and the deals are those of the plain env."""
+    from training.learner_env import DuplicateBaseline
+
+    def env_with(wrapped: bool):
+        opponents = None if opponent is None else make_agent(opponent, game, 1)
+        env = SingleAgentEnv(game, opponents=opponents, episode="hand", **options)
+        return DuplicateBaseline(env, "heuristic") if wrapped else env
+
+    wrapped, plain = env_with(True), env_with(False)
+    me, rng = make_agent("heuristic", game, 0), np.random.default_rng(0)
+    for learner in ("heuristic", "random"):
+        wrapped_obs, _ = wrapped.reset(seed=3)
+        plain_obs, _ = plain.reset(seed=3)
+        for _ in range(4):
+            me.reset()
+            total = 0.0
+            while True:
+                assert np.array_equal(wrapped_obs, plain_obs)
+                base = wrapped.unwrapped
+                mask = base.action_masks()
+                action = (me.act(wrapped_obs, mask, base.aec_env.player_view(base.learner)) if learner == "heuristic"
+                          else int(rng.choice(np.flatnonzero(mask))))
+                wrapped_obs, reward, terminated, truncated, info = wrapped.step(action)
+                plain_obs, plain_reward, *_ = plain.step(action)
+                total += reward
+                if terminated or truncated:
+                    break
+            if learner == "heuristic":
+                assert total == 0.0 and info["baseline_return"] == info["episode_return"]
+            else:
+                assert total == pytest.approx(info["episode_return"] - info["baseline_return"])
+            wrapped_obs, _ = wrapped.reset()
+            plain_obs, _ = plain.reset()
 
 
 def test_rummy500_features_follow_the_hand_and_the_legal_takes():

@@ -1,4 +1,5 @@
-"""What training adds to the learner's env: hand features and reward shaping.
+"""What training adds to the learner's env: hand features, reward shaping and a duplicate
+baseline.
 
 ``FeatureObservation`` appends a feature set of ``agents.features`` (computed from the
 learner's player view) to the observation, exactly as the ``ppo:<path>`` agent does when it
@@ -11,10 +12,15 @@ leaves the optimal policy unchanged (the shaping terms telescope to ``-phi(s_0)`
 action affects) but tells the learner at once which moves improved its hand, instead of
 only at the hand's end. Potentials read the learner's ``player_view``, so they see nothing
 hidden. A game gets shaping by adding its potential to ``POTENTIALS``.
+
+``DuplicateBaseline`` scores each episode against a bundled agent's score on the same deal,
+as duplicate bridge scores a table against the other tables of the same boards: most of a
+hand's points are the luck of the deal, which the difference cancels.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +30,9 @@ from gymnasium import spaces
 
 from agents import rummy500 as R5A
 from agents import least_count as LC
+from agents.base import make_agent
 from agents.features import FeatureSet, policy_layout
+from agents.ppo import PPOAgent
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.envs.base import Segment
@@ -160,3 +168,62 @@ class FeatureObservation(LearnerWrapper):
 
     def observation_layout(self) -> dict[str, Segment]:
         return policy_layout(self.env.unwrapped.observation_layout(), self.features)
+
+
+class DuplicateBaseline(LearnerWrapper):
+    """Scores each episode against ``agent``'s score on the same deal: at the end of an
+    episode the learner's reward is less ``agent``'s return when it plays the learner's seat
+    from the learner's first move, on the same cards and against the same opponents.
+
+    At each reset the position (the dealt state at the learner's first move) and the
+    opponents as they stand (their memory included; snapshot policies are shared, not
+    copied) are copied, and the copy is played out in a second env of the same rules and
+    reward options, with ``agent`` in the learner's seat. So when the learner plays as
+    ``agent`` would, the episode pays exactly 0, and otherwise what its own moves made of the
+    deal against what ``agent`` made of it. The baseline depends on the deal, never on the
+    learner's actions, so the policy gradient stays unbiased (a control variate); for a
+    policy near ``agent``, such as a clone of it, the reward's spread falls several times
+    (docs/training.md#duplicate-baseline). It costs one more episode of play per episode.
+    ``info["baseline_return"]`` at the episode's end holds the baseline; ``episode_return``
+    stays the learner's own return."""
+
+    def __init__(self, env: gymnasium.Env, agent: str) -> None:
+        super().__init__(env)
+        base: SingleAgentEnv = env.unwrapped
+        self.agent_name = agent
+        self.stand_in = make_agent(agent, base.game, 0)
+        self.shadow = copy.deepcopy(base.aec_env)  # the same rules, reward and illegal-action options
+        self.baseline = 0.0
+
+    def after_reset(self, observation: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        self.baseline = self.baseline_return()
+        return observation, info
+
+    def after_step(self, observation: np.ndarray, reward: float, terminated: bool, truncated: bool,
+                   info: dict[str, Any]) -> StepResult:
+        if terminated or truncated:
+            reward -= self.baseline
+            info = {**info, "baseline_return": self.baseline}
+        return observation, reward, terminated, truncated, info
+
+    def baseline_return(self) -> float:
+        """``agent``'s return in the learner's seat from the current position of the base env
+        (the learner to move), the opponents continuing as copies of themselves."""
+        base: SingleAgentEnv = self.env.unwrapped
+        shadow, learner = self.shadow, base.learner
+        shadow.reset(options={"state": base.aec_env.game})
+        shared = {id(p.policy): p.policy for p in base.seat_players.values() if isinstance(p, PPOAgent)}
+        players = copy.deepcopy(base.seat_players, shared)
+        players[learner] = self.stand_in
+        self.stand_in.reset()
+        total = 0.0
+        while not (shadow.terminations[learner] or shadow.truncations[learner]):
+            agent = shadow.agent_selection
+            if shadow.terminations[agent] or shadow.truncations[agent]:
+                shadow.step(None)
+            else:
+                observed = shadow.observe(agent)
+                shadow.step(int(players[agent].act(observed["observation"], observed["action_mask"],
+                                                   shadow.player_view(agent))))
+            total += shadow.rewards.get(learner, 0.0)
+        return total

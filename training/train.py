@@ -50,7 +50,7 @@ from training.distributed import install_packed_registry, packed_registry, ray_s
 from training.export import TORCH_ACTIVATIONS, numpy_policy
 from training.rollouts import WorkerPPO
 from training.selfplay import OpponentPool
-from training.learner_env import FeatureObservation, PotentialShaping
+from training.learner_env import DuplicateBaseline, FeatureObservation, PotentialShaping
 from training.train_config import TrainConfig
 from training.vec_env import BatchedOpponentsVecEnv, ShardedVecEnv
 
@@ -176,12 +176,14 @@ def checkpoint_meta(config: TrainConfig, env: VecEnv, steps: int, seed: int, ela
 
 def make_env(config: TrainConfig) -> gymnasium.Env:
     """One learner's env (random opponents until the pool is pushed), with the configured
-    features and shaping."""
+    features, shaping and duplicate baseline."""
     env: gymnasium.Env = SingleAgentEnv(config.game, **config.env)
     if config.features is not None:
         env = FeatureObservation(env, feature_set(config.features, config.game))
     if config.reward_shaping:
         env = PotentialShaping(env, config.reward_shaping, config.ppo.gamma)
+    if config.reward_baseline is not None:
+        env = DuplicateBaseline(env, config.reward_baseline)
     return env
 
 

@@ -94,7 +94,8 @@ class TrainConfig(ConfigModel):
     """A training run: the game and env options, the budget, the runtime and the four
     sections above. ``output_dir`` (default ``runs/<game>``) holds one folder per seed.
     ``reward_shaping`` is the weight of the game's shaping potential (``training.learner_env``;
-    0 turns it off); ``features`` names a feature set of ``agents.features`` appended to the
+    0 turns it off); ``reward_baseline`` names a bundled agent whose return on the same deal
+    is subtracted from each episode's (``training.learner_env.DuplicateBaseline``); ``features`` names a feature set of ``agents.features`` appended to the
     observation. The checks that need the game (its env options, agents, features and
     potential) run once the game is known: fields are validated in order."""
 
@@ -113,6 +114,7 @@ class TrainConfig(ConfigModel):
     progress_bar: bool = True
     tensorboard: bool = True
     reward_shaping: Number = Field(0.0, ge=0)
+    reward_baseline: str | None = None
     features: str | None = None
     ppo: Annotated[PPOSettings, NoneIsEmpty] = Field(default_factory=PPOSettings, validate_default=True)
     self_play: Annotated[SelfPlaySettings, NoneIsEmpty] = Field(default_factory=SelfPlaySettings, validate_default=True)
@@ -157,6 +159,13 @@ class TrainConfig(ConfigModel):
             raise KeyProblem("", f"{game} has no shaping potential (games with one: {', '.join(POTENTIALS)}); "
                                  "set it to 0")
         return weight
+
+    @field_validator("reward_baseline")
+    @classmethod
+    def _baseline_plays_the_game(cls, name: str | None, info: ValidationInfo) -> str | None:
+        if name is not None and "game" in info.data:
+            check_agent(name, info.data["game"], "")
+        return name
 
     @field_validator("features")
     @classmethod

@@ -167,12 +167,20 @@ class RummyEnv(AECEnv, ABC):
 
     def _new_state(self, seed: int, options: dict[str, Any]) -> GameState:
         """A fresh engine state from the game seed and the reset options: a ``deck`` and
-        ``dealer``, or a whole ``state`` dict, whose options must be this env's."""
+        ``dealer``, or a whole ``state``: a dict, whose options must be this env's, or an
+        engine state of this env's rules, which is copied (no dict round trip: for code that
+        replays a position many times, such as a baseline played on the same deal)."""
         if "state" not in options:
             return self.state_class(self.config, seed, options.get("deck"), options.get("dealer"))
         if set(options) != {"state"}:
             raise ValueError("reset option 'state' cannot be combined with 'deck' or 'dealer'")
-        return self.state_class.from_dict(with_env_options(options["state"], self.config))
+        state = options["state"]
+        if isinstance(state, GameState):
+            if type(state) is not self.state_class or state.config != self.config:
+                raise ValueError(f"reset option 'state': a {type(state).__name__} of other rules than this env's "
+                                 f"{self.state_class.__name__} ({self.config})")
+            return state.clone()
+        return self.state_class.from_dict(with_env_options(state, self.config))
 
     @abstractmethod
     def _encode(self, player: int) -> np.ndarray:
