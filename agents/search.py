@@ -5,7 +5,10 @@ Both see only what their seat may see: each iteration plays on a full state draw
 seat's view (the hidden cards dealt at random, consistently with everything the view holds:
 the engine's ``sample_from_view`` once a decision, then ``sample_determinization`` of that
 world for the seat, which deals from the same worlds for less) with the engine's own
-``clone``, ``apply`` and ``legal_actions``. Nothing reads the true state.
+``clone``, ``apply`` and ``legal_actions``. Nothing reads the true state. A game may add a
+*belief* (``BELIEFS``; the gin games' ``agents.gin_belief.GinBelief``), kept from the views of
+every decision of the seat in the hand, whose worlds replace the uniform ones: the other
+hand weighted by how likely its play was from it (``belief=False`` turns it off).
 
 A world is played out by a *rollout*: the moves of a bundled agent (``rollout="novice"``,
 the default) or uniformly random ones, until the hand ends (in a match, the end of the current hand:
@@ -59,6 +62,10 @@ from rummy_envs.options import check_choice, check_int, check_number
 LeafValue = Callable[[GameState], list[float]]
 LEAF_VALUES: dict[str, LeafValue] = {}
 """Per game: each seat's estimated payoff for the rest of the hand, for rollouts cut short."""
+BELIEFS: dict[str, Callable[[random.Random], Any]] = {}
+"""Per game: a belief about the hidden cards kept from the seat's views (``observe(view)``,
+``note_my_move(view, action)``, ``ready``, ``world(template, player)``), whose worlds replace
+those dealt from the view alone while it is ``ready``."""
 
 ROLLOUT_POLICIES = ("random", "novice", "heuristic")
 
@@ -112,7 +119,7 @@ class _SearchAgent(ABC):
 
     def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
-                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT) -> None:
+                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, belief: bool = True) -> None:
         self.state_class = state_class_of(game)
         self.game = game
         chosen = {"iterations": iterations, "rollout": rollout, "rollout_depth": rollout_depth, "prior": prior,
@@ -148,6 +155,9 @@ class _SearchAgent(ABC):
         self._template: GameState | None = None  # this decision's first world (``world``)
         self._template_view: PlayerView | None = None
         self.leaf_value = LEAF_VALUES.get(game)
+        if not isinstance(belief, bool):
+            raise ValueError(f"option belief must be true or false, not {belief!r}")
+        self.belief = BELIEFS[game](self.rng) if belief and game in BELIEFS else None
 
     def default_iterations(self, game: str) -> int:
         """The budget when none is given: the game's ``SETTINGS``."""
@@ -158,14 +168,19 @@ class _SearchAgent(ABC):
         for policy in [*self._policies, self._prior_agent]:
             if policy is not None:
                 policy.reset()
+        if self.belief is not None:
+            self.belief.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: PlayerView) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if not legal:
             raise ValueError(f"{self.name}.act called with an empty action mask (not this player's turn?)")
-        if len(legal) == 1:
-            return legal[0]
-        return self.choose(view, legal)
+        if self.belief is not None:
+            self.belief.observe(view)
+        action = legal[0] if len(legal) == 1 else self.choose(view, legal)
+        if self.belief is not None:
+            self.belief.note_my_move(view, action)
+        return action
 
     @abstractmethod
     def choose(self, view: PlayerView, legal: list[int]) -> int:
@@ -190,8 +205,12 @@ class _SearchAgent(ABC):
         agree) at a fraction of the cost: the view is read once a decision."""
         template = self._template
         if template is None or self._template_view is not view:
-            self._template, self._template_view = self.state_class.sample_from_view(view, self.rng), view
-            return self._template.clone()
+            template = self._template = self.state_class.sample_from_view(view, self.rng)
+            self._template_view = view
+            if self.belief is None or not self.belief.ready:
+                return template.clone()
+        if self.belief is not None and self.belief.ready:
+            return self.belief.world(template, view.player)
         return template.sample_determinization(view.player, self.rng)
 
     def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
@@ -262,8 +281,8 @@ class ISMCTSAgent(_SearchAgent):
     def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
-                 widening: float | None = 2.0, max_nodes: int = 200_000) -> None:
-        super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence)
+                 widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = True) -> None:
+        super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)
         if widening is not None:
             check_number("widening", widening, 0, inclusive=False)

@@ -9,7 +9,10 @@ Run from the repository root::
 
 Worlds (each decision of the search seat draws ``--iterations`` of them):
 
-- ``view``: ``sample_from_view``, as the shipped agents draw them (the baseline).
+- ``view``: ``sample_from_view`` alone (the baseline, the search agents' ``belief=False``).
+- ``belief``: the other hand drawn from the particles of ``GinBelief``, which weighs hands by
+  how likely the other seat's takes, passes and discards were from them (no hidden card
+  read): the search agents' default.
 - ``true``: the true state with the stock shuffled: the other hand exactly known.
 - ``true-K``: the true state where K cards of the other hand that the seat has not seen it
   take are swapped for random stock cards, then the stock shuffled: the hand mostly known.
@@ -61,14 +64,14 @@ class WorldsAgent(PIMCAgent):
     ``true_state`` before each decision, for the oracle worlds only."""
 
     def __init__(self, worlds: str, seed: int, iterations: int) -> None:
-        super().__init__(GAME, seed, iterations=iterations, rollout="heuristic")
+        super().__init__(GAME, seed, iterations=iterations, rollout="heuristic", belief=worlds == "belief")
         self.worlds = worlds
         self.true_state: GinState | None = None
         self.reader = GinHeuristicAgent()
 
     def world(self, view: GinView) -> GameState:
         guessing = view.phase in (Phase.DRAW, Phase.DISCARD)
-        if self.worlds == "view" or (not guessing and self.worlds in ("odds", "deadwood", "calibrated")):
+        if self.worlds in ("view", "belief") or (not guessing and self.worlds in ("odds", "deadwood", "calibrated")):
             return super().world(view)
         if self.worlds == "odds":
             return self._by_odds(view)
