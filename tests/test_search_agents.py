@@ -51,7 +51,7 @@ def choose(agent, state):
     ("iterations=0", "iterations"), ("iterations=2.5", "iterations"), ("ms=0", "ms"), ("ms=True", "ms"),
     ("rollout='expert'", "rollout"), ("rollout_depth=0", "rollout_depth"), ("exploration=-1", "exploration"),
     ("widening=0", "widening"), ("max_nodes=0", "max_nodes"), ("depth=3", "depth"), ("prior='random'", "prior"),
-    ("confidence=-1", "confidence"), ("iterations=None", "iterations"),
+    ("confidence=-1", "confidence"), ("iterations=None", "iterations"), ("belief=1", "belief"),
 ])
 def test_bad_options_are_refused_by_name(bad, key):
     with pytest.raises(ValueError, match=key):
