@@ -14,7 +14,7 @@ view shows the other seat did since the last one:
 - it discarded without knocking though the particle could have knocked: unlikely.
 
 Each particle is a full other hand, weighted by how likely that play was from it under a
-soft model of a sensible player (``likelihoods``). When a particle cannot have played a
+soft model of a sensible player (``Likelihoods``). When a particle cannot have played a
 discard (the card is not in it and came from no stock draw), the card is swapped in for one
 of its loose cards, the weight scaled by the odds that a random hand held it. Particles are
 resampled when their effective number falls under half. A world of the search is the view's
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from agents.gin_rummy import best_discard_deadwood
 from rummy_envs import cards as C
 from rummy_envs import melds as M
+from rummy_envs.games import gin_rummy as G
 from rummy_envs.games.gin_rummy import GinState, GinView, Phase
 
 HAND_SIZE = 10
@@ -105,8 +106,6 @@ class GinBelief:
 
     def note_my_move(self, view: GinView, action: int) -> None:
         """Remember the card the seat discards, which the other seat then takes or lets pass."""
-        from rummy_envs.games import gin_rummy as G
-
         if self.ready and view.phase == Phase.DISCARD and G.DISCARD <= action < G.KNOCK:
             self._my_discard = action - G.DISCARD
 
@@ -146,9 +145,9 @@ class GinBelief:
                 thrown: list[int], knock_limit: int) -> None:
         """One turn of the other seat, applied to every particle."""
         model, rng = self.model, self.rng
+        unseen = C.FULL_DECK_MASK & ~visible
         for i, hand in enumerate(self.hands):
             log_w = 0.0
-            unseen = C.FULL_DECK_MASK & ~visible
             for card in declined:
                 log_w += math.log(1.0 - self._take_odds(hand, card))
             for card in taken:

@@ -204,14 +204,13 @@ class _SearchAgent(ABC):
         which draws from the same worlds (the engine contract tests that the two samplers
         agree) at a fraction of the cost: the view is read once a decision."""
         template = self._template
-        if template is None or self._template_view is not view:
+        fresh = template is None or self._template_view is not view
+        if fresh:
             template = self._template = self.state_class.sample_from_view(view, self.rng)
             self._template_view = view
-            if self.belief is None or not self.belief.ready:
-                return template.clone()
         if self.belief is not None and self.belief.ready:
             return self.belief.world(template, view.player)
-        return template.sample_determinization(view.player, self.rng)
+        return template.clone() if fresh else template.sample_determinization(view.player, self.rng)
 
     def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
         """Each seat's payoff gained from the root when ``state`` is played on by the rollout
