@@ -87,6 +87,7 @@ class GinBelief:
         self._hand_key: tuple[int, int] | None = None
         self.hands: list[int] = []
         self.log_weights: list[float] = []
+        self._weights: list[float] = []  # exp of the log weights less their largest, for drawing
         self._seen: _Seen | None = None
         self._my_discard: int | None = None
 
@@ -117,6 +118,7 @@ class GinBelief:
         pool = C.from_mask(C.FULL_DECK_MASK & ~C.to_mask(view.hand) & ~(1 << view.upcard))
         self.hands = [C.to_mask(self.rng.sample(pool, HAND_SIZE)) for _ in range(self.size)]
         self.log_weights = [0.0] * self.size
+        self._weights = [1.0] * self.size
         self._seen = _Seen(frozenset(), frozenset(), HAND_SIZE, False)
         self.ready = True
 
@@ -134,10 +136,11 @@ class GinBelief:
             declined.append(view.upcard)
         if drawn > 0 and self._my_discard is not None and self._my_discard not in taken:
             declined.append(self._my_discard)
-        visible = C.to_mask(view.hand) | C.to_mask(view.discard_pile) | C.to_mask(view.opponent_known)
+        known_mask = C.to_mask(known)
+        visible = C.to_mask(view.hand) | C.to_mask(view.discard_pile) | known_mask
         if declined or taken or drawn or thrown:
-            self._update(visible, C.to_mask(known), declined, taken, drawn, thrown, view.knock_limit)
-        self._drop_seen(visible, C.to_mask(known))
+            self._update(visible, known_mask, declined, taken, drawn, thrown, view.knock_limit)
+        self._drop_seen(visible, known_mask)
         self._seen = _Seen(known, discarded, view.opponent_hand_size, passed_upcard)
         self._my_discard = None
 
@@ -204,20 +207,20 @@ class GinBelief:
 
     def _resample_if_degenerate(self) -> None:
         top = max(self.log_weights)
-        weights = [math.exp(w - top) for w in self.log_weights]
+        weights = self._weights = [math.exp(w - top) for w in self.log_weights]
         total = sum(weights)
         effective = total * total / sum(w * w for w in weights)
         if effective < self.size / 2:
             self.hands = self.rng.choices(self.hands, weights=weights, k=self.size)
             self.log_weights = [0.0] * self.size
+            self._weights = [1.0] * self.size
 
     # -- dealing worlds -------------------------------------------------------------------
     def world(self, template: GinState, player: int) -> GinState:
         """``template`` (a world dealt from the view) with the other hand of a particle drawn
         by weight and the rest of the hidden cards shuffled into the stock."""
         other = 1 - player
-        top = max(self.log_weights)
-        hand = self.rng.choices(self.hands, weights=[math.exp(w - top) for w in self.log_weights])[0]
+        hand = self.rng.choices(self.hands, weights=self._weights)[0]
         world = template.clone()
         hidden = template.hands[other] | C.to_mask(template.stock)
         assert hand & ~hidden == 0 and hand.bit_count() == template.hands[other].bit_count()

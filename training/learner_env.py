@@ -190,7 +190,6 @@ class DuplicateBaseline(LearnerWrapper):
     def __init__(self, env: gymnasium.Env, agent: str) -> None:
         super().__init__(env)
         base: SingleAgentEnv = env.unwrapped
-        self.agent_name = agent
         self.stand_in = make_agent(agent, base.game, 0)
         self.shadow = copy.deepcopy(base.aec_env)  # the same rules, reward and illegal-action options
         self.baseline = 0.0
