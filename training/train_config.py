@@ -96,8 +96,9 @@ class TrainConfig(ConfigModel):
     ``reward_shaping`` is the weight of the game's shaping potential (``training.learner_env``;
     0 turns it off); ``reward_baseline`` names a bundled agent whose return on the same deal
     is subtracted from each episode's (``training.learner_env.DuplicateBaseline``);
-    ``features`` names a feature set of ``agents.features`` appended to the observation. The checks that need the game (its env options, agents, features and
-    potential) run once the game is known: fields are validated in order."""
+    ``features`` names a feature set of ``agents.features`` appended to the observation.
+    The checks that need the game (its env options, agents, features and potential) run
+    once the game is known: fields are validated in order."""
 
     game: GameId
     total_steps: int = Field(ge=1)
