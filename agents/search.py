@@ -150,7 +150,7 @@ class _SearchAgent(ABC):
         self.rollout_depth = rollout_depth
         self.seed = seed
         self.rng = random.Random(seed)
-        self._policies: list[Any] = []  # the rollout agent of each seat
+        self._policies: dict[str, list[Any]] = {}  # per rollout policy, its agent of each seat
         self._prior_agent: Any = None  # the agent whose move in the real position is the default
         self._template: GameState | None = None  # this decision's first world (``world``)
         self._template_view: PlayerView | None = None
@@ -165,7 +165,7 @@ class _SearchAgent(ABC):
 
     def reset(self) -> None:
         """Nothing of a past decision is kept (each decision searches from scratch)."""
-        for policy in [*self._policies, self._prior_agent]:
+        for policy in [*(a for seats in self._policies.values() for a in seats), self._prior_agent]:
             if policy is not None:
                 policy.reset()
         if self.belief is not None:
@@ -212,14 +212,15 @@ class _SearchAgent(ABC):
             return self.belief.world(template, view.player)
         return template.clone() if fresh else template.sample_determinization(view.player, self.rng)
 
-    def play_out(self, state: GameState, base: list[float], hands: int) -> list[float]:
+    def play_out(self, state: GameState, base: list[float], hands: int, rollout: str | None = None) -> list[float]:
         """Each seat's payoff gained from the root when ``state`` is played on by the rollout
-        policy to the end of the hand (or ``rollout_depth`` moves, then the leaf value)."""
-        steps, depth, move = 0, self.rollout_depth, self._rollout_move
-        for policy in self._policies:  # a rollout is a new episode to them, started where the world stands
+        policy (``rollout``, else the agent's) to the end of the hand (or ``rollout_depth``
+        moves, then the leaf value)."""
+        steps, depth, rollout = 0, self.rollout_depth, rollout or self.rollout
+        for policy in self._policies.get(rollout, ()):  # a rollout is a new episode to them, from this world
             policy.reset()
         while not state.is_terminal() and len(state.hand_results) == hands and (depth is None or steps < depth):
-            state.apply(move(state))
+            state.apply(self._rollout_move(state, rollout))
             steps += 1
         gained = [r - b for r, b in zip(state.returns(), base)]
         cut = not state.is_terminal() and len(state.hand_results) == hands
@@ -227,11 +228,11 @@ class _SearchAgent(ABC):
             gained = [g + v for g, v in zip(gained, self.leaf_value(state))]
         return gained
 
-    def _rollout_move(self, state: GameState) -> int:
-        if self.rollout == "random":
+    def _rollout_move(self, state: GameState, rollout: str) -> int:
+        if rollout == "random":
             legal = state.legal_actions()
             return legal[int(self.rng.random() * len(legal))]
-        return self._agent_move(state)
+        return self._agent_move(state, rollout)
 
     def _default_move(self, view: PlayerView, legal: list[int]) -> int | None:
         """The prior agent's move in the real position (the search keeps it unless another
@@ -242,17 +243,26 @@ class _SearchAgent(ABC):
             self._prior_agent = self._agent(self.prior, self.seed)
         return int(self._prior_agent.act(None, mask_of(legal), view))
 
+    def _paired_test(self, gaps: list[float]) -> bool:
+        """Do the paired gaps (a move's payoff less the prior move's, world by world) put the
+        move above the prior's by more than ``confidence`` standard errors? With fewer than
+        ``MIN_SAMPLES`` of them, nothing is clear."""
+        if len(gaps) < MIN_SAMPLES:
+            return False
+        return statistics.fmean(gaps) > self.confidence * statistics.stdev(gaps) / math.sqrt(len(gaps))
+
     def _agent(self, name: str, seed: int | None) -> Any:
         from agents.base import make_agent  # the registry imports this module
 
         return make_agent(name, self.game, seed)
 
-    def _agent_move(self, state: GameState) -> int:
-        """The move of the rollout agent of the seat to move (one agent object per seat)."""
+    def _agent_move(self, state: GameState, rollout: str) -> int:
+        """The move of the ``rollout`` agent of the seat to move (one agent object per seat)."""
         player = state.current_player
-        while len(self._policies) <= player:
-            self._policies.append(self._agent(self.rollout, self.rng.randrange(2**31)))
-        return int(self._policies[player].act(None, mask_of(state.legal_actions()), state.player_view(player)))
+        seats = self._policies.setdefault(rollout, [])
+        while len(seats) <= player:
+            seats.append(self._agent(rollout, self.rng.randrange(2**31)))
+        return int(seats[player].act(None, mask_of(state.legal_actions()), state.player_view(player)))
 
 
 def mask_of(legal: list[int]) -> np.ndarray:
@@ -280,9 +290,15 @@ class ISMCTSAgent(_SearchAgent):
     def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
-                 widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = True) -> None:
+                 widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = True,
+                 verify: int = 0, verify_rollout: str | None = None) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)
+        if verify != 0:
+            check_int("verify", verify, MIN_SAMPLES)
+        check_choice("verify_rollout", verify_rollout, (None, *ROLLOUT_POLICIES))
+        self.verify = verify
+        self.verify_rollout = verify_rollout or self.rollout
         if widening is not None:
             check_number("widening", widening, 0, inclusive=False)
         check_int("max_nodes", max_nodes, 1)
@@ -335,14 +351,37 @@ class ISMCTSAgent(_SearchAgent):
             done += 1
         best = max(legal, key=lambda a: (root.children[a].visits, root.children[a].total)
                    if a in root.children else (-1, 0.0))
+        verified, choice = 0, best
         if default is not None and default != best:
-            if self._clearly_better(root, best, default):
+            if self.verify:
+                gaps = self._paired_gaps(view, best, default, self.verify)
+                verified, overrule = len(gaps), self._paired_test(gaps)
+            else:
+                overrule = self._clearly_better(root, best, default)
+            if overrule:
                 self._prior_agent.reset()  # its plans for the turn no longer hold
             else:
                 best = default
-        self.last_search = {"iterations": done, "nodes": nodes,
+        self.last_search = {"iterations": done, "nodes": nodes, "choice": choice, "verified": verified,
                             "visits": {a: c.visits for a, c in root.children.items()}}
         return best
+
+    def _paired_gaps(self, view: PlayerView, best: int, default: int, worlds: int) -> list[float]:
+        """``best``'s payoff less ``default``'s in each of ``worlds`` fresh worlds, both moves
+        played in the same world and rolled out: a world's luck cancels out of each gap, and
+        worlds the tree did not see keep its lucky choices from judging themselves."""
+        gaps = []
+        for _ in range(worlds):
+            state = self.world(view)
+            base = state.returns()
+            hands = len(state.hand_results)
+            values = []
+            for action in (best, default):
+                copy = state.clone()
+                copy.apply(action)
+                values.append(self.play_out(copy, base, hands, self.verify_rollout)[view.player])
+            gaps.append(values[0] - values[1])
+        return gaps
 
     def _clearly_better(self, root: _Node, best: int, default: int) -> bool:
         """Is ``best``'s mean above the default move's by more than ``confidence`` standard
@@ -358,7 +397,7 @@ class ISMCTSAgent(_SearchAgent):
         """The untried move to expand: the rollout agent's move when it is untried (so the
         search starts from the agent's play and leaves it only on evidence), else a random one."""
         if self.rollout != "random":
-            preferred = self._agent_move(state)
+            preferred = self._agent_move(state, self.rollout)
             if preferred in fresh:
                 return preferred
         return fresh[int(self.rng.random() * len(fresh))]
@@ -416,10 +455,7 @@ class PIMCAgent(_SearchAgent):
         default = self._default_move(view, legal)
         if default is None or default == best:
             return best
-        gaps = [x - y for x, y in zip(outcomes[best], outcomes[default])]
-        if done < MIN_SAMPLES:
-            return default
-        if statistics.fmean(gaps) > self.confidence * statistics.stdev(gaps) / math.sqrt(done):
+        if self._paired_test([x - y for x, y in zip(outcomes[best], outcomes[default])]):
             self._prior_agent.reset()  # its plans for the turn no longer hold
             return best
         return default

@@ -52,6 +52,7 @@ def choose(agent, state):
     ("rollout='expert'", "rollout"), ("rollout_depth=0", "rollout_depth"), ("exploration=-1", "exploration"),
     ("widening=0", "widening"), ("max_nodes=0", "max_nodes"), ("depth=3", "depth"), ("prior='random'", "prior"),
     ("confidence=-1", "confidence"), ("iterations=None", "iterations"), ("belief=1", "belief"),
+    ("verify=3", "verify"), ("verify=-1", "verify"), ("verify_rollout='expert'", "verify_rollout"),
 ])
 def test_bad_options_are_refused_by_name(bad, key):
     with pytest.raises(ValueError, match=key):
@@ -163,7 +164,7 @@ def test_an_agent_rollout_policy_plays_each_seat_with_its_own_agent():
     state = decision_points("least_count", 1, seed=5)[0]
     agent = ISMCTSAgent("least_count", seed=1, iterations=6, rollout="novice", prior=None)
     assert choose(agent, state) in state.legal_actions()
-    assert len(agent._policies) == state.config.num_players
+    assert len(agent._policies["novice"]) == state.config.num_players
 
 
 @pytest.mark.parametrize("options", [{}, {"num_jokers": 2}, {"num_players": 4}])
@@ -193,7 +194,12 @@ def test_the_defaults_are_the_games_settings(game):
     assert timed.iterations is None and timed.ms == 50
 
 
-@pytest.mark.parametrize("agent_class", [ISMCTSAgent, PIMCAgent])
+def verifying(game, **options):
+    """``ismcts`` whose choice must beat the prior's move in 8 paired worlds of its own."""
+    return ISMCTSAgent(game, verify=MIN_SAMPLES, verify_rollout="heuristic", **options)
+
+
+@pytest.mark.parametrize("agent_class", [ISMCTSAgent, PIMCAgent, verifying])
 def test_the_prior_move_is_kept_unless_another_is_clearly_better(agent_class):
     """With an unreachable confidence the search plays its prior's move everywhere; with none
     it plays the search's own choice, which differs somewhere."""
@@ -205,6 +211,37 @@ def test_the_prior_move_is_kept_unless_another_is_clearly_better(agent_class):
         assert choose(stubborn, state) == prior_move
         differs += choose(agent_class("gin_rummy", seed=2, iterations=20, confidence=0), state) != prior_move
     assert differs > 0
+
+
+def test_a_verified_choice_is_tested_in_its_own_paired_worlds(monkeypatch):
+    """With ``verify``, the tree's choice, where it is not the prior's move, is played beside
+    the prior's move in ``verify`` further worlds (and only then); it is played when it wins
+    the paired test there, the prior's move otherwise."""
+    states = decision_points("gin_rummy", 12, seed=6)
+    prior_moves = [choose(make_agent("heuristic", "gin_rummy", 0), state) for state in states]
+    for sign in (1, -1):
+        tested = []
+        monkeypatch.setattr(ISMCTSAgent, "_paired_gaps", lambda self, view, best, default, worlds: tested.append(
+            (best, default, worlds)) or [sign * (1 + i % 2) for i in range(worlds)])
+        for state, prior_move in zip(states, prior_moves):
+            agent = verifying("gin_rummy", seed=2, iterations=20, confidence=0)
+            played = choose(agent, state)
+            tree_choice = agent.last_search["choice"]  # the most visited move
+            assert agent.last_search["visits"][tree_choice] == max(agent.last_search["visits"].values())
+            assert agent.last_search["verified"] == (MIN_SAMPLES if tree_choice != prior_move else 0)
+            assert played == (tree_choice if sign > 0 else prior_move)
+        assert tested and all(default != best and worlds == MIN_SAMPLES for best, default, worlds in tested)
+
+
+def test_paired_worlds_cancel_a_worlds_luck():
+    """Both moves meet the same world: a move against itself gains exactly nothing in every
+    world, and gin against a discard that breaks it gains in every world."""
+    state, gin = gin_in_hand_after_the_draw()
+    view = state.player_view(1)
+    agent = verifying("gin_rummy", seed=4)
+    assert agent._paired_gaps(view, gin, gin, 8) == [0.0] * 8
+    breaking_discard = G.DISCARD + C.parse_card("9C")  # leaves 9D 9H unmatched
+    assert min(agent._paired_gaps(view, gin, breaking_discard, 8)) > 0
 
 
 SMALL = "ismcts:iterations=4,rollout_depth=6"
