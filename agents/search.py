@@ -35,7 +35,11 @@ few actions instead of one each to many.
 
 A noisy search should not throw away a good move for a lucky one: each decision starts
 from the ``prior`` agent's move (the heuristic), which is expanded first and kept unless the
-search's choice beats it by ``confidence`` standard errors of the difference.
+search's choice beats it by ``confidence`` standard errors of the difference. In ``ismcts``
+the root's moves were met in different worlds, so their difference carries each world's
+luck; with ``verify=N`` the tree's choice is instead played beside the prior's move in ``N``
+fresh worlds (rolled out by ``verify_rollout``) and judged by the paired differences, as
+``pimc`` judges every move.
 
 The budget is ``iterations`` per decision, or ``ms`` milliseconds per decision (then
 ``iterations`` caps it too when given); with an iteration budget and a seed the agent is
