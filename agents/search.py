@@ -76,22 +76,25 @@ ROLLOUT_POLICIES = ("random", "novice", "heuristic")
 GAME_DEFAULT: Any = object()
 """The default of a search option: the game's setting in ``SETTINGS``."""
 
+MIN_SAMPLES = 8
+"""Values a move needs (and the prior's move too) before it may overrule the prior: a standard
+error from two or three rollouts is too unsure to test against."""
+
 SETTINGS: dict[str, dict[str, Any]] = {
     "gin_rummy": {"iterations": 30, "rollout_depth": None},
     "hollywood_gin": {"iterations": 30, "rollout_depth": None},
     "least_count": {"iterations": 110, "rollout_depth": None},
     "rummy500": {"iterations": 16, "rollout_depth": 24},
-    "manipulation_rummy": {"iterations": 8, "rollout_depth": 4},
+    "manipulation_rummy": {"iterations": 32, "rollout_depth": 8, "verify": MIN_SAMPLES, "verify_rollout": "heuristic"},
 }
 """Each game's default budget (``ismcts`` iterations a decision; ``pimc`` plays
 ``MIN_SAMPLES`` worlds, each with every legal move) and rollout length (None: to the end of the hand),
 chosen to stay within about 100 ms a decision on one core (docs/tournaments.md#the-search-agents);
 every game rolls out with its ``novice`` and keeps its ``heuristic``'s move unless another is
-better by 2.5 standard errors."""
-COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5}
-MIN_SAMPLES = 8
-"""Values a move needs (and the prior's move too) before it may overrule the prior: a standard
-error from two or three rollouts is too unsure to test against."""
+better by 2.5 standard errors. In Manipulation Rummy ``ismcts`` tests its choice against the
+heuristic's move in 8 paired worlds of heuristic rollouts (``verify``), which beat the
+heuristic where the tree's own test did not."""
+COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5, "verify": 0, "verify_rollout": None}
 
 
 def state_class_of(game: str) -> type[GameState]:
@@ -295,9 +298,12 @@ class ISMCTSAgent(_SearchAgent):
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
                  widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = True,
-                 verify: int = 0, verify_rollout: str | None = None) -> None:
+                 verify: int = GAME_DEFAULT, verify_rollout: str | None = GAME_DEFAULT) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)
+        defaults = {**COMMON_SETTINGS, **SETTINGS[game]}
+        verify = defaults["verify"] if verify is GAME_DEFAULT else verify
+        verify_rollout = defaults["verify_rollout"] if verify_rollout is GAME_DEFAULT else verify_rollout
         if verify != 0:
             check_int("verify", verify, MIN_SAMPLES)
         check_choice("verify_rollout", verify_rollout, (None, *ROLLOUT_POLICIES))

@@ -189,6 +189,8 @@ def test_the_defaults_are_the_games_settings(game):
     agent = make_agent("ismcts", game, 0)
     assert agent.iterations == SETTINGS[game]["iterations"] and agent.rollout_depth == SETTINGS[game]["rollout_depth"]
     assert (agent.rollout, agent.prior, agent.confidence) == ("novice", "heuristic", 2.5)
+    assert agent.verify == SETTINGS[game].get("verify", 0)
+    assert agent.verify_rollout == (SETTINGS[game].get("verify_rollout") or agent.rollout)
     assert make_agent("pimc", game, 0).iterations == MIN_SAMPLES
     timed = make_agent("ismcts:ms=50", game, 0)
     assert timed.iterations is None and timed.ms == 50
