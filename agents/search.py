@@ -290,7 +290,9 @@ class ISMCTSAgent(_SearchAgent):
     ``exploration`` is the UCB constant, on values scaled by the spread of the values seen
     in this search; ``widening`` the progressive-widening factor (None: every legal action
     may get a child at once); ``max_nodes`` bounds the tree (past it, iterations go on
-    without adding nodes)."""
+    without adding nodes); ``verify`` the worlds (0, or at least ``MIN_SAMPLES``) in which
+    the tree's choice must beat the prior's move, paired, rolled out by ``verify_rollout``
+    (None: the ``rollout``), before it is played (0: the tree's own statistics decide)."""
 
     name = "ismcts"
 
