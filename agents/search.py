@@ -166,6 +166,10 @@ class _SearchAgent(ABC):
             raise ValueError(f"option belief must be true or false, not {belief!r}")
         self.belief = BELIEFS[game](self.rng) if belief and game in BELIEFS else None
 
+    def _or_game_setting(self, name: str, value: Any) -> Any:
+        """``value``, or the game's setting of option ``name`` where ``value`` is ``GAME_DEFAULT``."""
+        return {**COMMON_SETTINGS, **SETTINGS[self.game]}[name] if value is GAME_DEFAULT else value
+
     def default_iterations(self, game: str) -> int:
         """The budget when none is given: the game's ``SETTINGS``."""
         return SETTINGS[game]["iterations"]
@@ -303,9 +307,8 @@ class ISMCTSAgent(_SearchAgent):
                  verify: int = GAME_DEFAULT, verify_rollout: str | None = GAME_DEFAULT) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)
-        defaults = {**COMMON_SETTINGS, **SETTINGS[game]}
-        verify = defaults["verify"] if verify is GAME_DEFAULT else verify
-        verify_rollout = defaults["verify_rollout"] if verify_rollout is GAME_DEFAULT else verify_rollout
+        verify, verify_rollout = self._or_game_setting("verify", verify), self._or_game_setting(
+            "verify_rollout", verify_rollout)
         if verify != 0:
             check_int("verify", verify, MIN_SAMPLES)
         check_choice("verify_rollout", verify_rollout, (None, *ROLLOUT_POLICIES))
@@ -444,6 +447,10 @@ class PIMCAgent(_SearchAgent):
     difference. A reference that shows what the tree of ``ismcts`` adds."""
 
     name = "pimc"
+
+    def _or_game_setting(self, name: str, value: Any) -> Any:
+        """``value``, or the game's setting of option ``name`` where ``value`` is ``GAME_DEFAULT``."""
+        return {**COMMON_SETTINGS, **SETTINGS[self.game]}[name] if value is GAME_DEFAULT else value
 
     def default_iterations(self, game: str) -> int:
         """``MIN_SAMPLES`` worlds, the fewest that may overrule the prior (every legal move is
