@@ -448,10 +448,6 @@ class PIMCAgent(_SearchAgent):
 
     name = "pimc"
 
-    def _or_game_setting(self, name: str, value: Any) -> Any:
-        """``value``, or the game's setting of option ``name`` where ``value`` is ``GAME_DEFAULT``."""
-        return {**COMMON_SETTINGS, **SETTINGS[self.game]}[name] if value is GAME_DEFAULT else value
-
     def default_iterations(self, game: str) -> int:
         """``MIN_SAMPLES`` worlds, the fewest that may overrule the prior (every legal move is
         rolled out in each, so the time a decision varies with the moves)."""
