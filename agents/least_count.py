@@ -332,10 +332,10 @@ class Reading:
         the odds its discards gave (``LeastCountHeuristicAgent.shedder_odds``)."""
         found = self._counts.get(seat)
         if found is None:
-            view, values, agent = self.view, self.ctx.values, self.agent
+            view, agent = self.view, self.agent
             known = list(view.known[seat])
             hidden = view.hand_sizes[seat] - len(known)
-            naive = _add_cards(_point(sum(values[c] for c in known)), self.uniform, hidden)
+            naive = self.uniform_count_distribution(seat)
             last = agent.last_turns.get(seat)
             if last is None or last.discard is None:
                 found = naive
@@ -345,6 +345,13 @@ class Reading:
                 found = odds * shedder + (1 - odds) * naive
             self._counts[seat] = found
         return found
+
+    def uniform_count_distribution(self, seat: int) -> np.ndarray:
+        """The count of the opponent at relative ``seat`` if its hidden cards were any unseen
+        cards: its known cards plus as many values drawn from the unseen ones."""
+        view, values = self.view, self.ctx.values
+        known = view.known[seat]
+        return _add_cards(_point(sum(values[c] for c in known)), self.uniform, view.hand_sizes[seat] - len(known))
 
     def _shedder(self, known: list[int], hidden: int, last: LastTurn) -> np.ndarray:
         """The count of a player who sheds its highest cards: the cards it kept at its last

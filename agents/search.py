@@ -6,9 +6,12 @@ seat's view (the hidden cards dealt at random, consistently with everything the 
 the engine's ``sample_from_view`` once a decision, then ``sample_determinization`` of that
 world for the seat, which deals from the same worlds for less) with the engine's own
 ``clone``, ``apply`` and ``legal_actions``. Nothing reads the true state. A game may add a
-*belief* (``BELIEFS``; the gin games' ``agents.gin_belief.GinBelief``), kept from the views of
-every decision of the seat in the hand, whose worlds replace the uniform ones: the other
-hand weighted by how likely its play was from it (``belief=False`` turns it off).
+*belief* (``BELIEFS``; the gin games' ``agents.gin_belief.GinBelief``, Least Count's
+``agents.least_count_belief.LeastCountBelief``), kept from the views of every decision of the
+seat in the hand, whose worlds replace the uniform ones: in gin the other hand weighted by how
+likely its play was from it, in Least Count the others' counts as a network fitted to
+heuristic play reads them (``belief=False`` turns it off; Least Count's is off unless
+``belief=True``).
 
 A world is played out by a *rollout*: the moves of a bundled agent (``rollout="novice"``,
 the default) or uniformly random ones, until the hand ends (in a match, the end of the current hand:
@@ -83,7 +86,7 @@ error from two or three rollouts is too unsure to test against."""
 SETTINGS: dict[str, dict[str, Any]] = {
     "gin_rummy": {"iterations": 30, "rollout_depth": None},
     "hollywood_gin": {"iterations": 30, "rollout_depth": None},
-    "least_count": {"iterations": 110, "rollout_depth": None},
+    "least_count": {"iterations": 110, "rollout_depth": None, "belief": False},
     "rummy500": {"iterations": 16, "rollout_depth": 24},
     "manipulation_rummy": {"iterations": 32, "rollout_depth": 8, "verify": MIN_SAMPLES, "verify_rollout": "heuristic"},
 }
@@ -93,8 +96,10 @@ chosen to stay within about 100 ms a decision on one core (docs/tournaments.md#t
 every game rolls out with its ``novice`` and keeps its ``heuristic``'s move unless another is
 better by 2.5 standard errors. In Manipulation Rummy ``ismcts`` tests its choice against the
 heuristic's move in 8 paired worlds of heuristic rollouts (``verify``), which beat the
-heuristic where the tree's own test did not."""
-COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5, "verify": 0, "verify_rollout": None}
+heuristic where the tree's own test did not. Least Count's belief (the count network) is an
+option there (``belief=True``), not its default: it has not yet been measured better in play."""
+COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5, "verify": 0, "verify_rollout": None,
+                   "belief": True}
 
 
 def state_class_of(game: str) -> type[GameState]:
@@ -126,7 +131,8 @@ class _SearchAgent(ABC):
 
     def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
-                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, belief: bool = True) -> None:
+                 prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT,
+                 belief: bool = GAME_DEFAULT) -> None:
         self.state_class = state_class_of(game)
         self.game = game
         chosen = {"iterations": iterations, "rollout": rollout, "rollout_depth": rollout_depth, "prior": prior,
@@ -162,8 +168,9 @@ class _SearchAgent(ABC):
         self._template: GameState | None = None  # this decision's first world (``world``)
         self._template_view: PlayerView | None = None
         self.leaf_value = LEAF_VALUES.get(game)
+        belief = self._or_game_setting("belief", belief)
         if not isinstance(belief, bool):
-            raise ValueError(f"option belief must be true or false, not {belief!r}")
+            raise ValueError(f"option belief must be True or False, not {belief!r}")
         self.belief = BELIEFS[game](self.rng) if belief and game in BELIEFS else None
 
     def _or_game_setting(self, name: str, value: Any) -> Any:
@@ -303,7 +310,7 @@ class ISMCTSAgent(_SearchAgent):
     def __init__(self, game: str = "gin_rummy", seed: int | None = None, iterations: int | None = GAME_DEFAULT,
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
-                 widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = True,
+                 widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = GAME_DEFAULT,
                  verify: int = GAME_DEFAULT, verify_rollout: str | None = GAME_DEFAULT) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)

@@ -13,7 +13,7 @@ import pytest
 
 import rummy_envs
 from agents import make_agent
-from agents.search import MIN_SAMPLES, SETTINGS, ISMCTSAgent, PIMCAgent, mask_of, state_class_of
+from agents.search import BELIEFS, MIN_SAMPLES, SETTINGS, ISMCTSAgent, PIMCAgent, mask_of, state_class_of
 from rummy_envs import cards as C
 from rummy_envs.games.gin_rummy import state as G
 
@@ -191,6 +191,8 @@ def test_the_defaults_are_the_games_settings(game):
     assert (agent.rollout, agent.prior, agent.confidence) == ("novice", "heuristic", 2.5)
     assert agent.verify == SETTINGS[game].get("verify", 0)
     assert agent.verify_rollout == (SETTINGS[game].get("verify_rollout") or agent.rollout)
+    has_belief = game in BELIEFS and SETTINGS[game].get("belief", True)
+    assert (agent.belief is not None) == has_belief == (make_agent("pimc", game, 0).belief is not None)
     assert make_agent("pimc", game, 0).iterations == MIN_SAMPLES
     timed = make_agent("ismcts:ms=50", game, 0)
     assert timed.iterations is None and timed.ms == 50
