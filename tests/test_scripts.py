@@ -94,6 +94,15 @@ def test_search_worlds_smoke_run_writes_its_table(tmp_path):
     assert all(f"| {worlds} |" in text for worlds in ("view", "true", "true-4", "odds", "deadwood", "calibrated"))
 
 
+def test_least_count_worlds_smoke_run_writes_its_table(tmp_path):
+    from benchmarks import least_count_worlds
+
+    out = tmp_path / "RESULTS.md"
+    assert least_count_worlds.main(["--smoke", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert all(f"| {worlds} |" in text for worlds in ("view", "belief", "true"))
+
+
 def test_rollout_advantages_smoke_run_writes_its_table(tmp_path):
     pytest.importorskip("torch")
     from benchmarks import rollout_advantages
