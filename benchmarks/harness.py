@@ -441,6 +441,26 @@ def write_section(path: Path, begin: str, end: str, section: str) -> None:
     path.write_text(text)
 
 
+def write_worlds_table(out: Path, module: str, title: str, intro: str, kinds: Sequence[str],
+                       margins_of: Callable[[str], list[float]]) -> None:
+    """The search-worlds benchmarks' report: for each kind of world, the mean margin per
+    deal (``margins_of(kind)``) with its 95% interval and the seconds it took, printed as
+    measured, then written as ``module``'s section of ``out`` under ``title`` and ``intro``."""
+    rows = []
+    for kind in kinds:
+        start = time.perf_counter()
+        found = margins_of(kind)
+        mean = statistics.fmean(found)
+        half = 1.96 * statistics.stdev(found) / len(found) ** 0.5 if len(found) > 1 else float("inf")
+        seconds = time.perf_counter() - start
+        rows.append(f"| {kind} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {seconds:.0f} |")
+        print(rows[-1], flush=True)
+    begin, end = markers(module)
+    lines = [begin, f"## {title} (`python -m benchmarks.{module}`)", "", machine_line(), "", intro, "",
+             "| worlds | margin per game | seconds |", "|---|---:|---:|", *rows, end]
+    write_section(out, begin, end, "\n".join(lines))
+
+
 def markers(module: str) -> tuple[str, str]:
     """The markers of ``module``'s section of RESULTS.md."""
     return f"<!-- {module}:begin -->", f"<!-- {module}:end -->"

@@ -5,7 +5,7 @@ agent: the ``true`` worlds read the true state, which no agent may.
 
 Run from the repository root::
 
-    python -m benchmarks.least_count_worlds [--worlds view,belief,true] [--deals 20]
+    python -m benchmarks.least_count_worlds [--worlds view,belief,true] [--deals 12]
 
 Worlds (each decision of the search seat draws ``--iterations`` of them):
 
@@ -22,21 +22,18 @@ CI (``--smoke`` runs a token amount into a scratch place).
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
-import time
 from pathlib import Path
 
 import rummy_envs
 from agents import make_agent
 from agents.search import PIMCAgent, mask_of
-from benchmarks.harness import machine_line, markers, write_section
+from benchmarks.harness import write_worlds_table
 from rummy_envs.games.base import GameState, PlayerView
 from rummy_envs.games.least_count.state import LeastCountState
 
 GAME = "least_count"
-BEGIN, END = markers("least_count_worlds")
 
 
 class WorldsAgent(PIMCAgent):
@@ -85,7 +82,7 @@ def margins(worlds: str, deals: int, seed: int, iterations: int, rollout_depth: 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", default="view,belief,true")
-    parser.add_argument("--deals", type=int, default=20)
+    parser.add_argument("--deals", type=int, default=12)
     parser.add_argument("--iterations", type=int, default=8, help="worlds per decision")
     parser.add_argument("--rollout-depth", type=int, default=12)
     parser.add_argument("--seed", type=int, default=2051)
@@ -93,23 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/RESULTS.md"))
     args = parser.parse_args(argv)
     deals, iterations, depth = (1, 2, 4) if args.smoke else (args.deals, args.iterations, args.rollout_depth)
-    rows = []
-    for worlds in args.worlds.split(","):
-        start = time.perf_counter()
-        found = margins(worlds, deals, args.seed, iterations, depth)
-        mean = statistics.fmean(found)
-        half = 1.96 * statistics.stdev(found) / math.sqrt(len(found)) if len(found) > 1 else math.inf
-        seconds = time.perf_counter() - start
-        rows.append(f"| {worlds} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {seconds:.0f} |")
-        print(rows[-1], flush=True)
-    lines = [BEGIN, "## What the Least Count search lacks: its worlds (`python -m benchmarks.least_count_worlds`)", "",
-             machine_line(), "",
-             f"`pimc` with heuristic rollouts of {depth} moves ({iterations} worlds a decision) in one "
-             f"seat of the four-player game against three `heuristic`s, {deals} deals (seed {args.seed}), the search "
-             "in each seat once; margin per game (its points less the others' mean) with its 95% interval. The "
-             "worlds are described in the module docstring; `true` reads the hidden cards (a diagnostic).", "",
-             "| worlds | margin per game | seconds |", "|---|---:|---:|", *rows, END]
-    write_section(args.out, BEGIN, END, "\n".join(lines))
+    intro = (f"`pimc` with heuristic rollouts of {depth} moves ({iterations} worlds a decision) in one seat of the "
+             f"four-player game against three `heuristic`s, {deals} deals (seed {args.seed}), the search in each seat "
+             "once; margin per game (its points less the others' mean) with its 95% interval. The worlds are "
+             "described in the module docstring; `true` reads the hidden cards (a diagnostic).")
+    write_worlds_table(args.out, "least_count_worlds", "What the Least Count search lacks: its worlds", intro,
+                       args.worlds.split(","), lambda worlds: margins(worlds, deals, args.seed, iterations, depth))
     return 0
 
 

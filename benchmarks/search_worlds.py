@@ -36,10 +36,8 @@ amount into a scratch place).
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
-import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,13 +45,12 @@ import rummy_envs
 from agents import make_agent
 from agents.gin_rummy import GinHeuristicAgent, _Reading
 from agents.search import PIMCAgent, mask_of
-from benchmarks.harness import machine_line, markers, write_section
+from benchmarks.harness import write_worlds_table
 from rummy_envs import cards as C
 from rummy_envs import melds as M
 from rummy_envs.games.base import GameState
 from rummy_envs.games.gin_rummy import GinState, GinView, Phase
 
-BEGIN, END = markers("search_worlds")
 GAME = "gin_rummy"
 DEADWOOD_TOLERANCE = 2
 REDRAWS = 300
@@ -180,21 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/RESULTS.md"))
     args = parser.parse_args(argv)
     deals, iterations = (1, 2) if args.smoke else (args.deals, args.iterations)
-    rows = []
-    for worlds in args.worlds.split(","):
-        start = time.perf_counter()
-        found = margins(worlds, deals, args.seed, iterations)
-        mean = statistics.fmean(found)
-        half = 1.96 * statistics.stdev(found) / math.sqrt(len(found)) if len(found) > 1 else math.inf
-        rows.append(f"| {worlds} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {time.perf_counter() - start:.0f} |")
-        print(rows[-1], flush=True)
-    lines = [BEGIN, "## What the gin search lacks: its worlds (`python -m benchmarks.search_worlds`)", "",
-             machine_line(), "",
-             f"`pimc` with heuristic rollouts ({iterations} worlds a decision) against `heuristic`, {deals} duplicate "
+    intro = (f"`pimc` with heuristic rollouts ({iterations} worlds a decision) against `heuristic`, {deals} duplicate "
              f"deals of gin (seed {args.seed}); margin per game for the search with its 95% interval. The worlds are "
-             "described in the module docstring; `true` and `true-K` read hidden cards (a diagnostic).", "",
-             "| worlds | margin per game | seconds |", "|---|---:|---:|", *rows, END]
-    write_section(args.out, BEGIN, END, "\n".join(lines))
+             "described in the module docstring; `true` and `true-K` read hidden cards (a diagnostic).")
+    write_worlds_table(args.out, "search_worlds", "What the gin search lacks: its worlds", intro,
+                       args.worlds.split(","), lambda worlds: margins(worlds, deals, args.seed, iterations))
     return 0
 
 
