@@ -94,6 +94,7 @@ class CountModel:
         return x / x.sum(axis=1, keepdims=True)
 
     def save(self, path: Path) -> None:
+        """Write the layers and the input scaling to ``path`` (``load_count_model`` reads it)."""
         arrays = {f"weight{i}": w for i, (w, _) in enumerate(self.layers)}
         arrays |= {f"bias{i}": b for i, (_, b) in enumerate(self.layers)}
         np.savez_compressed(path, mean=self.mean, scale=self.scale, **arrays)
@@ -127,7 +128,7 @@ class LeastCountBelief:
         self._values: list[int] = []
         self._round = -1
         self._template: LeastCountState | None = None  # the world whose candidate deals are drawn
-        self._seats: list[int] = []  # the other seats holding cards, in the order the deals fill them
+        self._spans: list[tuple[int, int, int]] = []  # (seat, start, end): each other hand's hidden cards in a deal
         self._deals = np.zeros((0, 0), dtype=np.int64)  # per candidate: the hidden pool in dealt order
         self._cumulative: list[float] = []
 
@@ -186,12 +187,9 @@ class LeastCountBelief:
             self._deal_candidates(template, player)
         cards = self._deals[self.rng.choices(range(len(self._deals)), cum_weights=self._cumulative)[0]]
         world = template.clone()
-        start = 0
-        for seat in self._seats:
-            end = start + len(template.hands[seat]) - len(template.known[seat])
+        for seat, start, end in self._spans:
             world.hands[seat] = sorted(template.known[seat] + cards[start:end].tolist())
-            start = end
-        stock = cards[start:].tolist()
+        stock = cards[self._spans[-1][2] if self._spans else 0:].tolist()
         self.rng.shuffle(stock)
         world.stock = stock
         world._legal = None
@@ -201,18 +199,20 @@ class LeastCountBelief:
         """``candidates`` uniform deals of the pool hidden from ``player`` (the other hands'
         hidden cards, then the deck) and their cumulative weights."""
         self._template = template
-        self._seats = [q for q in range(template.n) if q != player and template.hands[q]]
-        pool = np.array(template.stock + [c for q in self._seats for c in template.hidden_cards(q)], dtype=np.int64)
+        seats = [q for q in range(template.n) if q != player and template.hands[q]]
+        hidden = [template.hidden_cards(q) for q in seats]
+        self._spans, start = [], 0
+        for seat, cards in zip(seats, hidden):
+            self._spans.append((seat, start, start + len(cards)))
+            start += len(cards)
+        pool = np.array(template.stock + [c for cards in hidden for c in cards], dtype=np.int64)
         generator = np.random.default_rng(self.rng.randrange(2**63))
         self._deals = deals = pool[generator.random((self.candidates, pool.size)).argsort(axis=1)]
         values = np.array(self._values)
         weights = np.ones(self.candidates)
-        start = 0
-        for seat in self._seats:
-            end = start + len(template.hands[seat]) - len(template.known[seat])
+        for seat, start, end in self._spans:
             counts = values[deals[:, start:end]].sum(axis=1) + sum(values[c] for c in template.known[seat])
             weights *= self._ratios[seat][np.minimum(counts, COUNTS - 1)]
-            start = end
         if not weights.any():
             weights[:] = 1.0
         self._cumulative = np.cumsum(weights).tolist()
