@@ -42,6 +42,7 @@ HISTORY = 3  # an opponent's last turns the features describe
 MODEL_PATH = Path(__file__).resolve().parent / "checkpoints" / "least_count" / "counts.npz"
 FITTED_RULES = LeastCountConfig()  # the network was fitted on the default game's card play
 MATCH_OPTIONS = ("episode", "max_rounds", "elimination_score", "eliminate_on_equal", "match_end")
+READING_MEAN, UNIFORM_MEAN = 9, 11  # positions in ``count_features`` of the reading's and a uniform deal's mean
 
 
 def fitted_for(rules: LeastCountConfig) -> bool:
@@ -61,7 +62,9 @@ def count_features(reading: Reading, seat: int, turns: list[LastTurn]) -> list[f
     features = [view.hand_sizes[seat], len(known), sum(values[c] for c in known),
                 float(counts[:reading.uniform.size] @ reading.uniform), agent.shedder_odds(seat),
                 view.turns, view.stock_size, view.count, float(view.turn_done[seat])]
-    for dist in (reading.count_distribution(seat), reading.uniform_count_distribution(seat)):
+    for position, dist in ((READING_MEAN, reading.count_distribution(seat)),
+                           (UNIFORM_MEAN, reading.uniform_count_distribution(seat))):
+        assert len(features) == position
         mean = float(counts @ dist)
         features += [mean, float(np.sqrt(max(0.0, (counts ** 2) @ dist - mean * mean)))]
     for back in range(1, HISTORY + 1):

@@ -24,7 +24,7 @@ import torch
 import rummy_envs
 from agents import make_agent
 from agents.least_count import COUNTS
-from agents.least_count_belief import MODEL_PATH, CountModel, LeastCountBelief
+from agents.least_count_belief import MODEL_PATH, READING_MEAN, UNIFORM_MEAN, CountModel, LeastCountBelief
 from agents.search import mask_of
 from rummy_envs.games.least_count import rules as L
 
@@ -81,15 +81,15 @@ def fit(features: np.ndarray, counts: np.ndarray, seed: int, hidden: int = 128, 
 
 def measure(model: CountModel, features: np.ndarray, counts: np.ndarray) -> dict[str, float]:
     """Held-out figures: the mean absolute error of the network's mean count, the mean
-    probability it gives the true count, and the same error for the heuristic's reading
-    (feature 9, its mean) and a uniform deal (feature 11)."""
+    probability it gives the true count, and the same error for the means of the heuristic's
+    reading and of a uniform deal (features ``READING_MEAN`` and ``UNIFORM_MEAN``)."""
     probabilities = model.probabilities(features)
     expected = probabilities @ np.arange(COUNTS)
     return {"examples": len(counts),
             "network_error": float(np.abs(expected - counts).mean()),
             "network_true_count_probability": float(probabilities[np.arange(len(counts)), counts].mean()),
-            "reading_error": float(np.abs(features[:, 9] - counts).mean()),
-            "uniform_error": float(np.abs(features[:, 11] - counts).mean())}
+            "reading_error": float(np.abs(features[:, READING_MEAN] - counts).mean()),
+            "uniform_error": float(np.abs(features[:, UNIFORM_MEAN] - counts).mean())}
 
 
 def main(argv: list[str] | None = None) -> int:
