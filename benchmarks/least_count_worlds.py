@@ -11,7 +11,7 @@ Worlds (each decision of the search seat draws ``--iterations`` of them):
 
 - ``view``: dealt from the view alone (``belief=False``): the other hands' hidden cards uniform.
 - ``belief``: from the count network's belief (``agents.least_count_belief``, the search
-  agents' default), which reads no hidden card.
+  agents' ``belief=True``; off by default in Least Count), which reads no hidden card.
 - ``true``: the true state with the closed deck shuffled: every hand known.
 
 The margin of a game is the search seat's points less the mean of the other three; each

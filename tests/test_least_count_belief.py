@@ -9,6 +9,8 @@ import random
 import statistics
 from collections import Counter
 
+import numpy as np
+
 import rummy_envs
 from agents import make_agent
 from agents.least_count import COUNTS
@@ -78,6 +80,21 @@ def test_the_belief_reads_the_other_counts_closer_than_the_view():
                                                for q, t in zip(range(1, state.n), true)))
     assert len(believed) > 200
     assert statistics.fmean(believed) < 0.8 * statistics.fmean(uniform)
+
+
+def test_tempered_weights_keep_the_worlds_apart():
+    """At nine decisions in ten, at least 40 of the 256 candidate deals carry real weight
+    (their effective number; about 21 untempered), so a decision's worlds are not copies of
+    a few guesses."""
+    template_of = rummy_envs.ENVS[GAME].raw_env.state_class.sample_from_view
+    rng = random.Random(1)
+    effective = []
+    for belief, view, _ in followed_decisions(range(10)):
+        belief.world(template_of(view, rng), 0)
+        weights = np.diff([0.0] + belief._cumulative)
+        effective.append(weights.sum() ** 2 / (weights ** 2).sum())
+    assert len(effective) > 60
+    assert sorted(effective)[len(effective) // 10] >= 40
 
 
 def test_under_other_rules_the_belief_stays_aside():
