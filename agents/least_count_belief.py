@@ -18,12 +18,12 @@ the file is ``agents/checkpoints/least_count/counts.npz``). A world is drawn by 
 resampling: once a decision, ``candidates`` uniform deals of the cards hidden from the seat,
 each weighted by how much likelier the network makes the counts it gives the others than a
 uniform deal does, those odds square-rooted (``WEIGHT_POWER``); each world is one of them
-drawn by weight. The full odds let a few candidates carry most worlds (fewer than 18 of the
-256 at one turn start in ten), so a decision's worlds repeated one guess; tempered, they stay
-apart, and ``pimc`` plays better in them (docs/tournaments.md#the-search-agents). It reads
-no hidden card: the true counts only shaped the network. Under rules other than the default
-game's card play (``fitted_for``; how rounds add up to a match does not matter) the belief
-stays aside and the worlds are dealt from the view.
+drawn by weight. The full odds let a few candidates carry most worlds (about 21 of the 256
+at one decision in ten), so a decision's worlds could repeat one guess; tempered, at least 40
+do. In play the two were level (docs/tournaments.md#the-search-agents). It reads no hidden
+card: the true counts only shaped the network. Under rules other than the default game's
+card play (``fitted_for``; how rounds add up to a match does not matter) the belief stays
+aside and the worlds are dealt from the view.
 """
 
 from __future__ import annotations
