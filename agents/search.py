@@ -42,7 +42,8 @@ search's choice beats it by ``confidence`` standard errors of the difference. In
 the root's moves were met in different worlds, so their difference carries each world's
 luck; with ``verify=N`` the tree's choice is instead played beside the prior's move in ``N``
 fresh worlds (rolled out by ``verify_rollout``) and judged by the paired differences, as
-``pimc`` judges every move.
+``pimc`` judges every move. ``verify_moves=K`` plays each of the tree's ``K`` most visited
+moves (other than the prior's) in those worlds, and the one of the best mean is judged.
 
 The budget is ``iterations`` per decision, or ``ms`` milliseconds per decision (then
 ``iterations`` caps it too when given); with an iteration budget and a seed the agent is
@@ -99,7 +100,7 @@ heuristic's move in 8 paired worlds of heuristic rollouts (``verify``), which be
 heuristic where the tree's own test did not. Least Count's belief (the count network) is an
 option there (``belief=True``), not its default: it has not yet been measured better in play."""
 COMMON_SETTINGS = {"rollout": "novice", "prior": "heuristic", "confidence": 2.5, "verify": 0, "verify_rollout": None,
-                   "belief": True}
+                   "verify_moves": 1, "belief": True}
 
 
 def state_class_of(game: str) -> type[GameState]:
@@ -303,7 +304,9 @@ class ISMCTSAgent(_SearchAgent):
     may get a child at once); ``max_nodes`` bounds the tree (past it, iterations go on
     without adding nodes); ``verify`` the worlds (0, or at least ``MIN_SAMPLES``) in which
     the tree's choice must beat the prior's move, paired, rolled out by ``verify_rollout``
-    (None: the ``rollout``), before it is played (0: the tree's own statistics decide)."""
+    (None: the ``rollout``), before it is played (0: the tree's own statistics decide);
+    ``verify_moves`` how many of the tree's most visited moves are candidates there (the
+    prior's move among them is not: it is what they are measured against)."""
 
     name = "ismcts"
 
@@ -311,7 +314,8 @@ class ISMCTSAgent(_SearchAgent):
                  ms: float | None = None, rollout: str = GAME_DEFAULT, rollout_depth: int | None = GAME_DEFAULT,
                  prior: str | None = GAME_DEFAULT, confidence: float = GAME_DEFAULT, exploration: float = 0.7,
                  widening: float | None = 2.0, max_nodes: int = 200_000, belief: bool = GAME_DEFAULT,
-                 verify: int = GAME_DEFAULT, verify_rollout: str | None = GAME_DEFAULT) -> None:
+                 verify: int = GAME_DEFAULT, verify_rollout: str | None = GAME_DEFAULT,
+                 verify_moves: int = GAME_DEFAULT) -> None:
         super().__init__(game, seed, iterations, ms, rollout, rollout_depth, prior, confidence, belief)
         check_number("exploration", exploration, 0)
         verify, verify_rollout = self._or_game_setting("verify", verify), self._or_game_setting(
@@ -319,6 +323,8 @@ class ISMCTSAgent(_SearchAgent):
         if verify != 0:
             check_int("verify", verify, MIN_SAMPLES)
         check_choice("verify_rollout", verify_rollout, (None, *ROLLOUT_POLICIES))
+        self.verify_moves = self._or_game_setting("verify_moves", verify_moves)
+        check_int("verify_moves", self.verify_moves, 1)
         self.verify = verify
         self.verify_rollout = verify_rollout or self.rollout
         if widening is not None:
@@ -371,13 +377,16 @@ class ISMCTSAgent(_SearchAgent):
                 child.squares += value[child.mover] ** 2
             root.visits += 1
             done += 1
-        best = max(legal, key=lambda a: (root.children[a].visits, root.children[a].total)
-                   if a in root.children else (-1, 0.0))
-        verified, choice = 0, best
-        if default is not None and default != best:
-            if self.verify:
-                gaps = self._paired_gaps(view, best, default, self.verify)
-                verified, overrule = len(gaps), self._paired_test(gaps)
+        ranked = sorted(legal, key=lambda a: (root.children[a].visits, root.children[a].total)
+                        if a in root.children else (-1, 0.0), reverse=True)  # ties keep the legal order
+        best = choice = ranked[0]
+        verified = 0
+        rivals = [a for a in ranked[:self.verify_moves] if a != default] if self.verify else []
+        if default is not None and (rivals or default != best):
+            if rivals:
+                gaps = self._paired_gaps(view, rivals, default, self.verify)
+                best = max(rivals, key=lambda a: statistics.fmean(gaps[a]))
+                verified, overrule = self.verify, self._paired_test(gaps[best])
             else:
                 overrule = self._clearly_better(root, best, default)
             if overrule:
@@ -388,21 +397,22 @@ class ISMCTSAgent(_SearchAgent):
                             "visits": {a: c.visits for a, c in root.children.items()}}
         return best
 
-    def _paired_gaps(self, view: PlayerView, best: int, default: int, worlds: int) -> list[float]:
-        """``best``'s payoff less ``default``'s in each of ``worlds`` fresh worlds, both moves
-        played in the same world and rolled out: a world's luck cancels out of each gap, and
-        worlds the tree did not see keep its lucky choices from judging themselves."""
-        gaps = []
+    def _paired_gaps(self, view: PlayerView, moves: list[int], default: int, worlds: int) -> dict[int, list[float]]:
+        """Each of ``moves``' payoff less ``default``'s in each of ``worlds`` fresh worlds, every
+        move played in the same world and rolled out: a world's luck cancels out of each gap,
+        and worlds the tree did not see keep its lucky choices from judging themselves."""
+        gaps: dict[int, list[float]] = {a: [] for a in moves}
         for _ in range(worlds):
             state = self.world(view)
             base = state.returns()
             hands = len(state.hand_results)
             values = []
-            for action in (best, default):
+            for action in (*moves, default):
                 copy = state.clone()
                 copy.apply(action)
                 values.append(self.play_out(copy, base, hands, self.verify_rollout)[view.player])
-            gaps.append(values[0] - values[1])
+            for action, value in zip(moves, values):
+                gaps[action].append(value - values[-1])
         return gaps
 
     def _clearly_better(self, root: _Node, best: int, default: int) -> bool:

@@ -53,6 +53,7 @@ def choose(agent, state):
     ("widening=0", "widening"), ("max_nodes=0", "max_nodes"), ("depth=3", "depth"), ("prior='random'", "prior"),
     ("confidence=-1", "confidence"), ("iterations=None", "iterations"), ("belief=1", "belief"),
     ("verify=3", "verify"), ("verify=-1", "verify"), ("verify_rollout='expert'", "verify_rollout"),
+    ("verify_moves=0", "verify_moves"), ("verify_moves=1.5", "verify_moves"),
 ])
 def test_bad_options_are_refused_by_name(bad, key):
     with pytest.raises(ValueError, match=key):
@@ -191,6 +192,7 @@ def test_the_defaults_are_the_games_settings(game):
     assert (agent.rollout, agent.prior, agent.confidence) == ("novice", "heuristic", 2.5)
     assert agent.verify == SETTINGS[game].get("verify", 0)
     assert agent.verify_rollout == (SETTINGS[game].get("verify_rollout") or agent.rollout)
+    assert agent.verify_moves == SETTINGS[game].get("verify_moves", 1)
     has_belief = game in BELIEFS and SETTINGS[game].get("belief", True)
     assert (agent.belief is not None) == has_belief == (make_agent("pimc", game, 0).belief is not None)
     assert make_agent("pimc", game, 0).iterations == MIN_SAMPLES
@@ -225,8 +227,8 @@ def test_a_verified_choice_is_tested_in_its_own_paired_worlds(monkeypatch):
     prior_moves = [choose(make_agent("heuristic", "gin_rummy", 0), state) for state in states]
     for sign in (1, -1):
         tested = []
-        monkeypatch.setattr(ISMCTSAgent, "_paired_gaps", lambda self, view, best, default, worlds: tested.append(
-            (best, default, worlds)) or [sign * (1 + i % 2) for i in range(worlds)])
+        monkeypatch.setattr(ISMCTSAgent, "_paired_gaps", lambda self, view, moves, default, worlds: tested.append(
+            (*moves, default, worlds)) or {moves[0]: [sign * (1 + i % 2) for i in range(worlds)]})
         for state, prior_move in zip(states, prior_moves):
             agent = verifying("gin_rummy", seed=2, iterations=20, confidence=0)
             played = choose(agent, state)
@@ -243,9 +245,38 @@ def test_paired_worlds_cancel_a_worlds_luck():
     state, gin = gin_in_hand_after_the_draw()
     view = state.player_view(1)
     agent = verifying("gin_rummy", seed=4)
-    assert agent._paired_gaps(view, gin, gin, 8) == [0.0] * 8
+    assert agent._paired_gaps(view, [gin], gin, 8) == {gin: [0.0] * 8}
     breaking_discard = G.DISCARD + C.parse_card("9C")  # leaves 9D 9H unmatched
-    assert min(agent._paired_gaps(view, gin, breaking_discard, 8)) > 0
+    assert min(agent._paired_gaps(view, [gin], breaking_discard, 8)[gin]) > 0
+
+
+def test_several_verified_moves_meet_the_same_worlds_and_the_best_is_judged(monkeypatch):
+    """With ``verify_moves=3`` the tree's three most visited moves other than the prior's are
+    the candidates, also where the prior's move is the most visited; the one of the best mean
+    gap is played when it passes the paired test, the prior's move otherwise."""
+    states = decision_points("gin_rummy", 12, seed=6)
+    prior_moves = [choose(make_agent("heuristic", "gin_rummy", 0), state) for state in states]
+    for passing in (True, False):
+        tested, prior_on_top = [], 0
+
+        def gaps(self, view, moves, default, worlds):
+            tested.append(moves)
+            return {a: [(k + 2 if passing else 0.0) + (1 if i % 2 else -1) for i in range(worlds)]
+                    for k, a in enumerate(moves)}
+
+        monkeypatch.setattr(ISMCTSAgent, "_paired_gaps", gaps)
+        for state, prior_move in zip(states, prior_moves):
+            agent = verifying("gin_rummy", seed=2, iterations=30, verify_moves=3)
+            played = choose(agent, state)
+            visits = agent.last_search["visits"]
+            moves = tested[-1] if agent.last_search["verified"] else []
+            assert agent.last_search["verified"] == (MIN_SAMPLES if len(visits) > 1 else 0)
+            assert prior_move not in moves and len(moves) in (min(3, len(visits)) - 1, min(3, len(visits)))
+            others = [a for a in visits if a != prior_move and a not in moves]
+            assert min((visits[a] for a in moves), default=0) >= max((visits[a] for a in others), default=0)
+            assert played == (moves[-1] if passing and moves else prior_move)
+            prior_on_top += bool(moves) and visits[prior_move] == max(visits.values())
+        assert prior_on_top > 0 and any(len(moves) > 1 for moves in tested)
 
 
 SMALL = "ismcts:iterations=4,rollout_depth=6"
